@@ -1,0 +1,127 @@
+//! Building the page: the wasm module (release, wasm-bindgen, wasm-opt -Oz)
+//! and the web bundle (esbuild) into `web/dist`, plus the size report.
+
+use std::path::{Path, PathBuf};
+
+use crate::cmd::{self, command, root};
+
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+/// The bindings crate's library name, hence the generated files' names.
+const WASM_NAME: &str = "leaselab";
+
+fn dist() -> PathBuf {
+    root().join("web/dist")
+}
+
+fn pkg() -> PathBuf {
+    root().join("web/pkg")
+}
+
+pub fn build_all() -> Result<(), String> {
+    build_wasm()?;
+    bundle_web()?;
+    report_sizes()
+}
+
+/// Release build → wasm-bindgen (ES module for the web) → wasm-opt -Oz.
+pub fn build_wasm() -> Result<(), String> {
+    cmd::run(command("cargo", &["build", "--release", "--target", WASM_TARGET, "-p", "wasm"]))?;
+    let input = root().join(format!("target/{WASM_TARGET}/release/{WASM_NAME}.wasm"));
+    let pkg = pkg();
+    let pkg_text = pkg.to_string_lossy().into_owned();
+    cmd::run(command(
+        "wasm-bindgen",
+        &["--target", "web", "--no-typescript", "--out-dir", &pkg_text, &input.to_string_lossy()],
+    ))?;
+    // Only binaryen from npm reads current wasm-bindgen output (Debian's is too old).
+    let wasm = pkg.join(format!("{WASM_NAME}_bg.wasm"));
+    let wasm_text = wasm.to_string_lossy().into_owned();
+    cmd::run(command(&node_bin("wasm-opt"), &["-Oz", "--strip-debug", "--strip-producers", &wasm_text, "-o", &wasm_text]))
+}
+
+fn node_bin(name: &str) -> String {
+    root().join("node_modules/.bin").join(name).to_string_lossy().into_owned()
+}
+
+/// Bundles `web/src` into `web/dist` and copies the static files beside it.
+pub fn bundle_web() -> Result<(), String> {
+    let dist = dist();
+    if dist.exists() {
+        std::fs::remove_dir_all(&dist).map_err(|error| format!("cannot clear {}: {error}", dist.display()))?;
+    }
+    let outdir = format!("--outdir={}", dist.display());
+    cmd::run(command(
+        &node_bin("esbuild"),
+        &[
+            "web/src/main.js",
+            "--bundle",
+            "--format=esm",
+            "--splitting",
+            "--minify",
+            "--sourcemap",
+            "--target=es2022",
+            "--log-level=warning",
+            &outdir,
+        ],
+    ))?;
+    copy_dir(&root().join("web/static"), &dist)?;
+    copy_file(&pkg().join(format!("{WASM_NAME}_bg.wasm")), &dist.join(format!("{WASM_NAME}_bg.wasm")))
+}
+
+fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::copy(from, to).map(|_| ()).map_err(|error| format!("cannot copy {} to {}: {error}", from.display(), to.display()))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|error| format!("cannot create {}: {error}", to.display()))?;
+    let entries = std::fs::read_dir(from).map_err(|error| format!("cannot read {}: {error}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|error| format!("cannot read {}: {error}", from.display()))?;
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            copy_file(&entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+fn gzip_bytes(path: &Path) -> Option<u64> {
+    let output = std::process::Command::new("gzip").args(["-9", "-c"]).arg(path).output().ok()?;
+    output.status.success().then_some(output.stdout.len() as u64)
+}
+
+/// Prints raw and gzip sizes of everything in `web/dist` (the figures the
+/// README and BENCHMARKS.md quote).
+pub fn report_sizes() -> Result<(), String> {
+    let dist = dist();
+    let mut files: Vec<PathBuf> = Vec::new();
+    collect_files(&dist, &mut files)?;
+    files.retain(|path| !path.to_string_lossy().ends_with(".map"));
+    files.sort();
+    let (mut raw_total, mut gzip_total) = (0, 0);
+    eprintln!("{:<40} {:>10} {:>10}", "web/dist", "bytes", "gzip -9");
+    for path in &files {
+        let raw = std::fs::metadata(path).map(|meta| meta.len()).unwrap_or(0);
+        let gzip = gzip_bytes(path).unwrap_or(0);
+        raw_total += raw;
+        gzip_total += gzip;
+        let name = path.strip_prefix(&dist).unwrap_or(path).to_string_lossy().into_owned();
+        eprintln!("{name:<40} {raw:>10} {gzip:>10}");
+    }
+    eprintln!("{:<40} {raw_total:>10} {gzip_total:>10}", "total (without source maps)");
+    Ok(())
+}
+
+fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}; run `cargo xtask build` first", dir.display()))?;
+    for entry in entries.flatten() {
+        if entry.path().is_dir() {
+            collect_files(&entry.path(), files)?;
+        } else {
+            files.push(entry.path());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,52 @@
+//! `cargo xtask <task>`: the one place that owns leaselab's orchestration.
+//!
+//! npm scripts are thin aliases (`npm start` = `cargo xtask serve`,
+//! `npm test` = `cargo xtask test`). Every task first installs what it needs
+//! and is missing (see `tools.rs`), so both commands work on a bare machine.
+
+mod build;
+mod cmd;
+mod serve;
+mod test;
+mod tools;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <task> [options]
+
+tasks:
+  setup            install what is missing (wasm32 target, wasm-bindgen CLI, npm packages, Chromium)
+  build            build the wasm module and the web page into web/dist
+  serve [--port N] build, then serve the lesson on http://127.0.0.1:N (default 8080)
+  test             run every test: Rust, wasm (Node and Chromium), node and browser end-to-end
+  bench            print size figures for the built page and wasm module
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(task) = args.first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    let result = match task.as_str() {
+        "setup" => tools::ensure_all(tools::Needs { browser: true }),
+        "build" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
+        "serve" => serve::run(rest),
+        "test" => test::run(rest),
+        "bench" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown task `{other}`\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! `cargo xtask test`: every test, in order of speed, stopping at the first
+//! failing stage so the report ends with what broke.
+//!
+//! 1. native Rust tests of every crate except the bindings;
+//! 2. the bindings' wasm-bindgen tests in Node, then in headless Chromium;
+//! 3. the release build of the page;
+//! 4. node tests and browser end-to-end tests (`tests/*.test.mjs`, node's runner).
+
+use crate::cmd::{self, command};
+use crate::{build, tools};
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    if !args.is_empty() {
+        return Err("usage: cargo xtask test".into());
+    }
+    tools::ensure_all(tools::Needs { browser: true })?;
+
+    cmd::run(command("cargo", &["test", "--workspace", "--exclude", "wasm"]))?;
+
+    let wasm_test = ["test", "--target", "wasm32-unknown-unknown", "-p", "wasm"];
+    cmd::run(command("cargo", &wasm_test))?;
+    let mut in_browser = command("cargo", &wasm_test);
+    in_browser.env("WASM_BINDGEN_USE_BROWSER", "1").env("CHROMEDRIVER", "/usr/bin/chromedriver");
+    cmd::run(in_browser)?;
+
+    build::build_all()?;
+
+    let test_files = node_test_files()?;
+    let mut args = vec!["--test", "--test-reporter=spec"];
+    args.extend(test_files.iter().map(String::as_str));
+    cmd::run(command("node", &args))
+}
+
+/// `tests/**/*.test.mjs`, sorted, relative to the root (node 20's runner
+/// takes no globs).
+fn node_test_files() -> Result<Vec<String>, String> {
+    fn walk(dir: &std::path::Path, found: &mut Vec<String>) -> Result<(), String> {
+        let entries = std::fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}", dir.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, found)?;
+            } else if path.to_string_lossy().ends_with(".test.mjs") {
+                let relative = path.strip_prefix(crate::cmd::root()).unwrap_or(&path);
+                found.push(relative.to_string_lossy().into_owned());
+            }
+        }
+        Ok(())
+    }
+    let mut found = Vec::new();
+    walk(&crate::cmd::root().join("tests"), &mut found)?;
+    found.sort();
+    if found.is_empty() {
+        return Err("no tests/**/*.test.mjs found".into());
+    }
+    Ok(found)
+}
