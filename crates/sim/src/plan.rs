@@ -1,0 +1,263 @@
+//! A run's plan: everything that a seed decides, as plain data.
+//!
+//! A plan is drawn from a seed once ([`Plan::generate`]), then the kernel
+//! only reads it. Shrinking edits the plan (drops faults, shortens them,
+//! removes processes) and the replay token ([`crate::token`]) writes it out,
+//! so a shrunk failure can be replayed exactly even though no seed produces it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::rng::Rng;
+
+/// Processes are numbered from 0; people see them as "p1", "p2", ….
+pub type ProcessIndex = u32;
+
+/// The name people see for a process index.
+pub fn process_name(process: ProcessIndex) -> String {
+    format!("p{}", process + 1)
+}
+
+/// One planned fault.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Fault {
+    /// Stop the world for one process: it runs nothing, and replies wait,
+    /// from `at_ms` for `duration_ms` (its own clock keeps running).
+    Pause { process: ProcessIndex, at_ms: u64, duration_ms: u64 },
+    /// The process stops at `at_ms` and never runs again. Requests it already
+    /// sent still reach the store.
+    Crash { process: ProcessIndex, at_ms: u64 },
+    /// The process's `call`-th store call (0-based) reaches the store `extra_ms` late.
+    DelayRequest { process: ProcessIndex, call: u32, extra_ms: u64 },
+    /// The reply to the process's `call`-th store call arrives `extra_ms` late
+    /// (the write itself lands on time).
+    DelayReply { process: ProcessIndex, call: u32, extra_ms: u64 },
+    /// The process's clock runs `percent` % fast (negative: slow).
+    ClockDrift { process: ProcessIndex, percent: i32 },
+    /// At store time `at_ms` the process's clock jumps `forward_ms` ahead.
+    ClockJump { process: ProcessIndex, at_ms: u64, forward_ms: u64 },
+}
+
+impl Fault {
+    pub fn process(&self) -> ProcessIndex {
+        match self {
+            Fault::Pause { process, .. }
+            | Fault::Crash { process, .. }
+            | Fault::DelayRequest { process, .. }
+            | Fault::DelayReply { process, .. }
+            | Fault::ClockDrift { process, .. }
+            | Fault::ClockJump { process, .. } => *process,
+        }
+    }
+
+    pub fn kind(&self) -> FaultKind {
+        match self {
+            Fault::Pause { .. } => FaultKind::Pause,
+            Fault::Crash { .. } => FaultKind::Crash,
+            Fault::DelayRequest { .. } => FaultKind::DelayRequest,
+            Fault::DelayReply { .. } => FaultKind::DelayReply,
+            Fault::ClockDrift { .. } => FaultKind::ClockDrift,
+            Fault::ClockJump { .. } => FaultKind::ClockJump,
+        }
+    }
+}
+
+/// The kinds of fault, for profiles and swarm selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    Pause,
+    Crash,
+    DelayRequest,
+    DelayReply,
+    ClockDrift,
+    ClockJump,
+}
+
+pub const ALL_FAULT_KINDS: [FaultKind; 6] = [
+    FaultKind::Pause,
+    FaultKind::Crash,
+    FaultKind::DelayRequest,
+    FaultKind::DelayReply,
+    FaultKind::ClockDrift,
+    FaultKind::ClockJump,
+];
+
+/// How the kernel orders concurrent work.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Scheduler {
+    /// Every call's latency is drawn independently from the latency range.
+    Random,
+    /// PCT-like: processes get distinct priorities; a lower priority adds
+    /// `bias_ms` of latency per rank, so one process systematically runs
+    /// ahead. At each change point (store time, ms) the process currently
+    /// first drops to last. Few change points find ordering bugs of small
+    /// depth with good probability.
+    Priority { order: Vec<ProcessIndex>, change_points_ms: Vec<u64>, bias_ms: u64 },
+}
+
+/// Everything one run depends on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Seeds the per-call latencies (hashed with process and call index).
+    pub seed: u64,
+    pub processes: u32,
+    /// One-way network latency range for store calls, in ms.
+    pub latency_min_ms: u64,
+    pub latency_max_ms: u64,
+    pub scheduler: Scheduler,
+    pub faults: Vec<Fault>,
+}
+
+/// What faults an exercise's randomized schedules may contain, and how big.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultProfile {
+    /// The kinds this exercise may use; each seed enables a random subset.
+    pub kinds: Vec<FaultKind>,
+    /// Faults of each enabled kind per run: 1..=this.
+    pub per_kind_max: u32,
+    /// Faults start within this window of store time.
+    pub horizon_ms: u64,
+    pub pause_ms_max: u64,
+    pub delay_ms_max: u64,
+    /// Clock rates stay within ±this percent.
+    pub drift_percent_max: i32,
+    pub jump_ms_max: u64,
+    /// Calls per process that a delay may target: 0..this.
+    pub calls_targeted_max: u32,
+    /// Processes that may crash; by default all but one, so someone is left.
+    pub crashes_max: u32,
+    pub latency_min_ms: u64,
+    pub latency_max_ms: u64,
+}
+
+impl Default for FaultProfile {
+    fn default() -> Self {
+        FaultProfile {
+            kinds: ALL_FAULT_KINDS.to_vec(),
+            per_kind_max: 2,
+            horizon_ms: 5_000,
+            pause_ms_max: 3_000,
+            delay_ms_max: 1_500,
+            drift_percent_max: 10,
+            jump_ms_max: 1_000,
+            calls_targeted_max: 12,
+            crashes_max: 1,
+            latency_min_ms: 1,
+            latency_max_ms: 20,
+        }
+    }
+}
+
+impl Plan {
+    /// A plan with no faults and the random scheduler.
+    pub fn calm(seed: u64, processes: u32) -> Plan {
+        Plan { seed, processes, latency_min_ms: 1, latency_max_ms: 20, scheduler: Scheduler::Random, faults: Vec::new() }
+    }
+
+    /// Draws a plan from `seed`, swarm style: the seed first picks which of
+    /// the profile's fault kinds are on (possibly none), then the faults of
+    /// those kinds, then the scheduler. So some seeds give calm runs and some
+    /// pile several kinds of trouble on top of each other.
+    pub fn generate(seed: u64, processes: u32, profile: &FaultProfile) -> Plan {
+        let mut rng = Rng::new(seed);
+        let enabled: Vec<FaultKind> = profile.kinds.iter().copied().filter(|_| rng.chance(1, 2)).collect();
+        let mut faults = Vec::new();
+        let mut crashes = 0;
+        for kind in enabled {
+            let count = rng.range(1, u64::from(profile.per_kind_max.max(1)));
+            for _ in 0..count {
+                let process = rng.range(0, u64::from(processes.max(1)) - 1) as ProcessIndex;
+                let at_ms = rng.range(0, profile.horizon_ms);
+                let fault = match kind {
+                    FaultKind::Pause => Fault::Pause { process, at_ms, duration_ms: rng.range(1, profile.pause_ms_max.max(1)) },
+                    FaultKind::Crash => {
+                        if crashes >= profile.crashes_max.min(processes.saturating_sub(1)) {
+                            continue;
+                        }
+                        crashes += 1;
+                        Fault::Crash { process, at_ms }
+                    }
+                    FaultKind::DelayRequest => Fault::DelayRequest {
+                        process,
+                        call: rng.range(0, u64::from(profile.calls_targeted_max.max(1)) - 1) as u32,
+                        extra_ms: rng.range(1, profile.delay_ms_max.max(1)),
+                    },
+                    FaultKind::DelayReply => Fault::DelayReply {
+                        process,
+                        call: rng.range(0, u64::from(profile.calls_targeted_max.max(1)) - 1) as u32,
+                        extra_ms: rng.range(1, profile.delay_ms_max.max(1)),
+                    },
+                    FaultKind::ClockDrift => {
+                        let max = profile.drift_percent_max.max(1) as u64;
+                        let percent = rng.range(0, 2 * max) as i32 - max as i32;
+                        Fault::ClockDrift { process, percent }
+                    }
+                    FaultKind::ClockJump => {
+                        Fault::ClockJump { process, at_ms, forward_ms: rng.range(1, profile.jump_ms_max.max(1)) }
+                    }
+                };
+                faults.push(fault);
+            }
+        }
+        // One drift per process at most: keep the first.
+        let mut drifted = Vec::new();
+        faults.retain(|fault| match fault {
+            Fault::ClockDrift { process, .. } if drifted.contains(process) => false,
+            Fault::ClockDrift { process, .. } => {
+                drifted.push(*process);
+                true
+            }
+            _ => true,
+        });
+        let scheduler = if rng.chance(1, 2) {
+            Scheduler::Random
+        } else {
+            let mut order: Vec<ProcessIndex> = (0..processes).collect();
+            for i in (1..order.len()).rev() {
+                let j = rng.range(0, i as u64) as usize;
+                order.swap(i, j);
+            }
+            let change_points = rng.range(0, 3);
+            let mut change_points_ms: Vec<u64> = (0..change_points).map(|_| rng.range(0, profile.horizon_ms)).collect();
+            change_points_ms.sort_unstable();
+            Scheduler::Priority { order, change_points_ms, bias_ms: rng.range(1, profile.latency_max_ms.max(1)) }
+        };
+        Plan {
+            seed,
+            processes,
+            latency_min_ms: profile.latency_min_ms,
+            latency_max_ms: profile.latency_max_ms.max(profile.latency_min_ms),
+            scheduler,
+            faults,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_is_deterministic_and_varied() {
+        let profile = FaultProfile::default();
+        assert_eq!(Plan::generate(42, 3, &profile), Plan::generate(42, 3, &profile));
+        let plans: Vec<Plan> = (0..200).map(|seed| Plan::generate(seed, 3, &profile)).collect();
+        // Swarm: some runs are calm, some carry several kinds at once.
+        assert!(plans.iter().any(|plan| plan.faults.is_empty()));
+        assert!(plans.iter().any(|plan| {
+            let mut kinds: Vec<FaultKind> = plan.faults.iter().map(Fault::kind).collect();
+            kinds.sort();
+            kinds.dedup();
+            kinds.len() >= 4
+        }));
+        for kind in ALL_FAULT_KINDS {
+            assert!(plans.iter().any(|plan| plan.faults.iter().any(|fault| fault.kind() == kind)), "{kind:?} never drawn");
+        }
+        // Never every process crashed: someone is left to make progress.
+        for plan in &plans {
+            assert!(plan.faults.iter().filter(|fault| fault.kind() == FaultKind::Crash).count() <= 1);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Replay tokens: a plan written as one short line that people can paste.
+//!
+//! `v1.s2a.n3.l1-20.r.P0@1200+3000.C1@500` reads: format 1, seed 0x2a,
+//! 3 processes, latency 1–20 ms, random scheduler, p1 paused at 1200 ms for
+//! 3000 ms, p2 crashed at 500 ms. The other faults: `R<p>#<call>+<ms>`
+//! (request delayed), `A<p>#<call>+<ms>` (reply delayed), `D<p>%<percent>`
+//! (drift), `J<p>@<at>+<ms>` (clock jump); the priority scheduler is
+//! `q<order,…>/<change points,…>/<bias>`. Processes are 0-based here.
+
+use crate::plan::{Fault, Plan, ProcessIndex, Scheduler};
+
+fn list(values: &[u64]) -> String {
+    values.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+}
+
+pub fn encode(plan: &Plan) -> String {
+    let mut parts = vec![
+        "v1".to_string(),
+        format!("s{:x}", plan.seed),
+        format!("n{}", plan.processes),
+        format!("l{}-{}", plan.latency_min_ms, plan.latency_max_ms),
+    ];
+    parts.push(match &plan.scheduler {
+        Scheduler::Random => "r".into(),
+        Scheduler::Priority { order, change_points_ms, bias_ms } => {
+            let order: Vec<u64> = order.iter().map(|process| u64::from(*process)).collect();
+            format!("q{}/{}/{bias_ms}", list(&order), list(change_points_ms))
+        }
+    });
+    for fault in &plan.faults {
+        parts.push(match fault {
+            Fault::Pause { process, at_ms, duration_ms } => format!("P{process}@{at_ms}+{duration_ms}"),
+            Fault::Crash { process, at_ms } => format!("C{process}@{at_ms}"),
+            Fault::DelayRequest { process, call, extra_ms } => format!("R{process}#{call}+{extra_ms}"),
+            Fault::DelayReply { process, call, extra_ms } => format!("A{process}#{call}+{extra_ms}"),
+            Fault::ClockDrift { process, percent } => format!("D{process}%{percent}"),
+            Fault::ClockJump { process, at_ms, forward_ms } => format!("J{process}@{at_ms}+{forward_ms}"),
+        });
+    }
+    parts.join(".")
+}
+
+/// Why a token could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenError(pub String);
+
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}; copy the whole replay token from the report", self.0)
+    }
+}
+
+fn number<T: std::str::FromStr>(text: &str, part: &str) -> Result<T, TokenError> {
+    text.parse().map_err(|_| TokenError(format!("`{part}` is not a valid part of a replay token")))
+}
+
+/// Splits `"3@1200+3000"` by the given separators into numbers.
+fn fields<T: std::str::FromStr>(text: &str, separators: &[char], part: &str) -> Result<Vec<T>, TokenError> {
+    text.split(separators).map(|field| number(field, part)).collect()
+}
+
+fn numbers(text: &str, part: &str) -> Result<Vec<u64>, TokenError> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    fields(text, &[','], part)
+}
+
+pub fn decode(token: &str) -> Result<Plan, TokenError> {
+    let mut parts = token.trim().split('.');
+    if parts.next() != Some("v1") {
+        return Err(TokenError(format!("`{token}` is not a replay token (they start with `v1.`)")));
+    }
+    let mut plan = Plan::calm(0, 1);
+    for part in parts {
+        let (tag, rest) = part.split_at(part.chars().next().map_or(0, char::len_utf8));
+        match tag {
+            "s" => plan.seed = u64::from_str_radix(rest, 16).map_err(|_| TokenError(format!("`{part}` is not a seed")))?,
+            "n" => plan.processes = number(rest, part)?,
+            "l" => {
+                let [low, high] = fields::<u64>(rest, &['-'], part)?[..] else {
+                    return Err(TokenError(format!("`{part}` is not a latency range")));
+                };
+                (plan.latency_min_ms, plan.latency_max_ms) = (low, high);
+            }
+            "r" => plan.scheduler = Scheduler::Random,
+            "q" => {
+                let pieces: Vec<&str> = rest.split('/').collect();
+                let [order, change_points, bias] = pieces[..] else {
+                    return Err(TokenError(format!("`{part}` is not a scheduler")));
+                };
+                plan.scheduler = Scheduler::Priority {
+                    order: numbers(order, part)?.into_iter().map(|process| process as ProcessIndex).collect(),
+                    change_points_ms: numbers(change_points, part)?,
+                    bias_ms: number(bias, part)?,
+                };
+            }
+            "P" | "J" => {
+                let [process, at_ms, amount] = fields::<u64>(rest, &['@', '+'], part)?[..] else {
+                    return Err(TokenError(format!("`{part}` is not a fault")));
+                };
+                let process = process as ProcessIndex;
+                plan.faults.push(if tag == "P" {
+                    Fault::Pause { process, at_ms, duration_ms: amount }
+                } else {
+                    Fault::ClockJump { process, at_ms, forward_ms: amount }
+                });
+            }
+            "C" => {
+                let [process, at_ms] = fields::<u64>(rest, &['@'], part)?[..] else {
+                    return Err(TokenError(format!("`{part}` is not a fault")));
+                };
+                plan.faults.push(Fault::Crash { process: process as ProcessIndex, at_ms });
+            }
+            "R" | "A" => {
+                let [process, call, extra_ms] = fields::<u64>(rest, &['#', '+'], part)?[..] else {
+                    return Err(TokenError(format!("`{part}` is not a fault")));
+                };
+                let (process, call) = (process as ProcessIndex, call as u32);
+                plan.faults.push(if tag == "R" {
+                    Fault::DelayRequest { process, call, extra_ms }
+                } else {
+                    Fault::DelayReply { process, call, extra_ms }
+                });
+            }
+            "D" => {
+                let [process, percent] = fields::<i64>(rest, &['%'], part)?[..] else {
+                    return Err(TokenError(format!("`{part}` is not a fault")));
+                };
+                plan.faults.push(Fault::ClockDrift { process: process as ProcessIndex, percent: percent as i32 });
+            }
+            _ => return Err(TokenError(format!("`{part}` is not a valid part of a replay token"))),
+        }
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::FaultProfile;
+
+    #[test]
+    fn every_generated_plan_round_trips() {
+        for seed in 0..300 {
+            let plan = Plan::generate(seed, 3, &FaultProfile::default());
+            assert_eq!(decode(&encode(&plan)), Ok(plan));
+        }
+    }
+
+    #[test]
+    fn a_readable_example() {
+        let plan = Plan {
+            faults: vec![Fault::Pause { process: 0, at_ms: 1200, duration_ms: 3000 }, Fault::Crash { process: 1, at_ms: 500 }],
+            ..Plan::calm(42, 3)
+        };
+        assert_eq!(encode(&plan), "v1.s2a.n3.l1-20.r.P0@1200+3000.C1@500");
+    }
+
+    #[test]
+    fn bad_tokens_say_what_is_wrong() {
+        assert_eq!(decode("hello").unwrap_err().to_string(), "`hello` is not a replay token (they start with `v1.`); copy the whole replay token from the report");
+        assert!(decode("v1.s2a.P0@x+1").unwrap_err().0.contains("`P0@x+1`"));
+        assert!(decode("v1.Z9").is_err());
+        assert!(decode("v1.s2a.P0@1").is_err());
+    }
+}
