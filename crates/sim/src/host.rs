@@ -183,7 +183,7 @@ where
         if check(&shared.borrow().sim) {
             shared.borrow_mut().sim.stop(Ending::Stopped);
         }
-        let next = shared.borrow_mut().sim.next();
+        let next = shared.borrow_mut().sim.next_step();
         match next {
             Next::Resume { process, call, reply } => {
                 shared.borrow_mut().replies.insert(call, reply);

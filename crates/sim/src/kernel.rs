@@ -4,7 +4,7 @@
 //! futures for the reference solutions, the learner's JavaScript in the
 //! browser). The host loop is:
 //!
-//! 1. `next()` says what happens next: a call of some process completes
+//! 1. `next_step()` says what happens next: a call of some process completes
 //!    (`Next::Resume`), a process crashed (`Next::Crashed`), or the run is
 //!    over (`Next::Done`);
 //! 2. on `Resume`, the host hands the reply to that process and runs it
@@ -295,7 +295,7 @@ impl Sim {
         base + extra + self.priority_bias_ms(process)
     }
 
-    /// A process makes a call; the answer comes through `next()`.
+    /// A process makes a call; the answer comes through `next_step()`.
     pub fn call(&mut self, process: ProcessIndex, request: Call) -> Result<CallId, HostError> {
         self.running(process)?;
         let id = self.calls.len() as CallId;
@@ -340,7 +340,7 @@ impl Sim {
     }
 
     /// Advances the run to the next thing the host must act on.
-    pub fn next(&mut self) -> Next {
+    pub fn next_step(&mut self) -> Next {
         loop {
             if let Some(ending) = &self.ended {
                 return Next::Done(ending.clone());

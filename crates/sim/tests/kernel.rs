@@ -107,7 +107,7 @@ fn a_crashed_process_never_resumes_but_its_request_still_lands() {
     let (ending, sim) = run(plan, |ctx| {
         Box::pin(async move {
             if ctx.process() == 0 {
-                ctx.compare_and_swap("k", "from p1", None, None, None).await.unwrap();
+                let _ = ctx.compare_and_swap("k", "from p1", None, None, None).await.unwrap();
                 ctx.note(Note::Console { text: "p1 resumed".into() });
             } else {
                 ctx.sleep(100).await;
