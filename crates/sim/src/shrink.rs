@@ -2,28 +2,44 @@
 //!
 //! Greedy and deterministic: try each smaller candidate in a fixed order,
 //! keep the first that still fails, start again from it; stop when no
-//! candidate fails or the attempt budget is spent. Candidates remove a fault,
-//! remove the last process, halve a pause or delay, and calm the scheduler;
+//! candidate fails or the attempt budget is spent. Candidates remove a
+//! process ([`without_process`]), remove a fault, halve a pause or delay, and
+//! calm the scheduler;
 //! the grader adds its own (fewer rounds of work, shorter workloads).
 //! Because latencies are hashed per call (see `rng.rs`), a candidate changes
 //! only what it removes.
 
-use crate::plan::{Fault, Plan, Scheduler};
+use crate::plan::{Fault, Plan, ProcessIndex, Scheduler};
 
-/// The plan's smaller neighbours, most promising first.
+/// The plan without process `removed`: its faults go, later processes move
+/// up by one. (The grader removes the process's workload to match.)
+pub fn without_process(plan: &Plan, removed: ProcessIndex) -> Plan {
+    let renumber = |process: ProcessIndex| if process > removed { process - 1 } else { process };
+    let mut smaller = plan.clone();
+    smaller.processes = plan.processes.saturating_sub(1).max(1);
+    smaller.faults.retain(|fault| fault.process() != removed);
+    for fault in &mut smaller.faults {
+        match fault {
+            Fault::Pause { process, .. }
+            | Fault::Crash { process, .. }
+            | Fault::DelayRequest { process, .. }
+            | Fault::DelayReply { process, .. }
+            | Fault::ClockDrift { process, .. }
+            | Fault::ClockJump { process, .. } => *process = renumber(*process),
+        }
+    }
+    if let Scheduler::Priority { order, .. } = &mut smaller.scheduler {
+        order.retain(|process| *process != removed);
+        for process in order.iter_mut() {
+            *process = renumber(*process);
+        }
+    }
+    smaller
+}
+
+/// The plan's smaller neighbours that keep every process, most promising first.
 pub fn plan_candidates(plan: &Plan) -> Vec<Plan> {
     let mut candidates = Vec::new();
-    // Fewer processes (faults of the removed process go with it).
-    if plan.processes > 1 {
-        let removed = plan.processes - 1;
-        let mut smaller = plan.clone();
-        smaller.processes -= 1;
-        smaller.faults.retain(|fault| fault.process() != removed);
-        if let Scheduler::Priority { order, .. } = &mut smaller.scheduler {
-            order.retain(|process| *process != removed);
-        }
-        candidates.push(smaller);
-    }
     // Fewer faults.
     for index in 0..plan.faults.len() {
         let mut smaller = plan.clone();

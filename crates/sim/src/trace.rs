@@ -17,6 +17,8 @@ pub type CallId = u32;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "note", rename_all = "camelCase")]
 pub enum Note {
+    /// The harness calls one of the learner's functions now.
+    Calling { function: String },
     /// A lock or lease was taken, according to the learner's code.
     Acquired { key: String, version: u64 },
     /// `tryLock` returned null.

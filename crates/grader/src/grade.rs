@@ -1,0 +1,212 @@
+//! Grading, the same for every exercise and every kind of submission.
+//!
+//! An [`Exercise`] says which cases to run (named scenarios, then seeded
+//! random schedules) and how to check a finished run's trace. The submission
+//! is just a function from a [`Case`] to an [`Execution`]: the Rust reference
+//! and buggy variants run through `sim::host`, the learner's JavaScript
+//! through the runner. A failing case is shrunk (its plan and its workload)
+//! to the smallest case that still fails *the same invariant*, and reported
+//! with a replay token that reproduces it exactly.
+
+use serde::{Deserialize, Serialize};
+use sim::{Ending, Plan, SimLimits, TraceEvent};
+
+use crate::report::{Counterexample, Status, SuiteReport, TestReport, Violation};
+
+/// One run to make: a plan of faults and a workload for the processes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Case<W> {
+    /// The scenario's id, e.g. `ttl-unlock-bug` or `random`.
+    pub scenario: String,
+    pub plan: Plan,
+    pub workload: W,
+    pub limits: SimLimits,
+}
+
+/// What running a case produced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Execution {
+    pub ending: Ending,
+    pub trace: Vec<TraceEvent>,
+}
+
+/// A named, hand-written scenario: one test.
+#[derive(Clone, Debug)]
+pub struct Scenario<W> {
+    pub id: &'static str,
+    /// What the learner sees as the test's name.
+    pub title: &'static str,
+    pub points: u32,
+    pub case: Case<W>,
+}
+
+/// A workload that can be written into a replay token and read back.
+pub trait WorkloadText: Sized {
+    fn encode(&self) -> String;
+    fn decode(text: &str) -> Result<Self, String>;
+}
+
+/// An exercise's suite and checker.
+pub trait Exercise {
+    type Workload: Clone + WorkloadText;
+
+    /// `cas`, `lock`, `lease` or `fencing`.
+    fn name(&self) -> &'static str;
+    fn scenarios(&self) -> Vec<Scenario<Self::Workload>>;
+    /// The random-schedules test: the case for one seed.
+    fn random_case(&self, seed: u64) -> Case<Self::Workload>;
+    /// Points for the random-schedules test.
+    fn random_points(&self) -> u32;
+    /// The first broken rule in a finished run, if any.
+    fn check(&self, case: &Case<Self::Workload>, execution: &Execution) -> Option<Violation>;
+    /// Smaller workloads to try while shrinking, most promising first.
+    fn shrink_workload(&self, workload: &Self::Workload) -> Vec<Self::Workload>;
+    /// The workload without process `index` (later processes move up).
+    fn remove_process(&self, workload: &Self::Workload, index: u32) -> Self::Workload;
+}
+
+/// How much to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GradeOptions {
+    /// Random schedules: seeds `first_seed .. first_seed + seeds`.
+    pub first_seed: u64,
+    pub seeds: u32,
+    /// Runs spent shrinking one failure.
+    pub shrink_attempts_max: u32,
+}
+
+impl Default for GradeOptions {
+    fn default() -> Self {
+        GradeOptions { first_seed: 1, seeds: 200, shrink_attempts_max: 400 }
+    }
+}
+
+/// Writes a case as one pasteable line: `exercise:scenario:workload:plan`.
+pub fn replay_token<E: Exercise>(exercise: &E, case: &Case<E::Workload>) -> String {
+    format!("{}:{}:{}:{}", exercise.name(), case.scenario, case.workload.encode(), sim::token::encode(&case.plan))
+}
+
+/// Reads a replay token back into a case of `exercise`.
+pub fn case_from_token<E: Exercise>(exercise: &E, token: &str) -> Result<Case<E::Workload>, String> {
+    let parts: Vec<&str> = token.trim().splitn(4, ':').collect();
+    let [name, scenario, workload, plan] = parts[..] else {
+        return Err(format!("`{token}` is not a replay token: it has the form exercise:scenario:workload:plan"));
+    };
+    if name != exercise.name() {
+        return Err(format!("this replay token is for the {name} exercise, not {}", exercise.name()));
+    }
+    let limits = exercise
+        .scenarios()
+        .into_iter()
+        .find(|candidate| candidate.id == scenario)
+        .map_or_else(|| exercise.random_case(0).limits, |found| found.case.limits);
+    Ok(Case {
+        scenario: scenario.to_string(),
+        plan: sim::token::decode(plan).map_err(|error| error.to_string())?,
+        workload: E::Workload::decode(workload)?,
+        limits,
+    })
+}
+
+/// Runs every test of the exercise against one submission.
+pub fn grade<E: Exercise>(
+    exercise: &E,
+    run: &mut dyn FnMut(&Case<E::Workload>) -> Execution,
+    options: &GradeOptions,
+) -> SuiteReport {
+    let mut tests = Vec::new();
+    for scenario in exercise.scenarios() {
+        tests.push(grade_cases(exercise, run, options, scenario.title, scenario.points, std::iter::once(scenario.case)));
+    }
+    let seeds = options.first_seed..options.first_seed + u64::from(options.seeds);
+    let random_cases = seeds.map(|seed| exercise.random_case(seed));
+    tests.push(grade_cases(exercise, run, options, "random schedules", exercise.random_points(), random_cases));
+    SuiteReport {
+        exercise: exercise.name().to_string(),
+        score: tests.iter().map(|test| test.score).sum(),
+        max_score: tests.iter().map(|test| test.max_score).sum(),
+        tests,
+    }
+}
+
+fn grade_cases<E: Exercise>(
+    exercise: &E,
+    run: &mut dyn FnMut(&Case<E::Workload>) -> Execution,
+    options: &GradeOptions,
+    name: &str,
+    points: u32,
+    cases: impl Iterator<Item = Case<E::Workload>>,
+) -> TestReport {
+    let mut runs = 0;
+    for case in cases {
+        runs += 1;
+        let execution = run(&case);
+        if let Some(violation) = exercise.check(&case, &execution) {
+            let counterexample = minimize(exercise, run, options, case, execution, violation);
+            return TestReport {
+                name: name.to_string(),
+                status: Status::Failed,
+                score: 0,
+                max_score: points,
+                message: counterexample.violation.message.clone(),
+                runs,
+                counterexample: Some(counterexample),
+            };
+        }
+    }
+    TestReport { name: name.to_string(), status: Status::Passed, score: points, max_score: points, message: String::new(), runs, counterexample: None }
+}
+
+/// Shrinks a failing case while it still breaks the same invariant.
+pub fn minimize<E: Exercise>(
+    exercise: &E,
+    run: &mut dyn FnMut(&Case<E::Workload>) -> Execution,
+    options: &GradeOptions,
+    case: Case<E::Workload>,
+    execution: Execution,
+    violation: Violation,
+) -> Counterexample {
+    let shrunk_from_events = execution.trace.len();
+    let invariant = violation.invariant.clone();
+    let mut best = (execution, violation);
+    let candidates = |case: &Case<E::Workload>| {
+        let mut smaller: Vec<Case<E::Workload>> = Vec::new();
+        if case.plan.processes > 1 {
+            for removed in (0..case.plan.processes).rev() {
+                smaller.push(Case {
+                    plan: sim::shrink::without_process(&case.plan, removed),
+                    workload: exercise.remove_process(&case.workload, removed),
+                    ..case.clone()
+                });
+            }
+        }
+        smaller.extend(exercise.shrink_workload(&case.workload).into_iter().map(|workload| Case { workload, ..case.clone() }));
+        smaller.extend(sim::shrink::plan_candidates(&case.plan).into_iter().map(|plan| Case { plan, ..case.clone() }));
+        smaller
+    };
+    let shrunk = sim::shrink::shrink(case, options.shrink_attempts_max, candidates, |candidate| {
+        let execution = run(candidate);
+        match exercise.check(candidate, &execution) {
+            Some(found) if found.invariant == invariant => {
+                best = (execution, found);
+                true
+            }
+            _ => false,
+        }
+    });
+    let (mut execution, violation) = best;
+    // The story ends where the rule broke: what came after is noise.
+    if let Some(index) = violation.trace_index {
+        execution.trace.truncate(index + 1);
+    }
+    Counterexample {
+        replay_token: replay_token(exercise, &shrunk.case),
+        processes: shrunk.case.plan.processes,
+        trace: execution.trace,
+        ending: execution.ending,
+        violation,
+        shrunk_from_events,
+    }
+}

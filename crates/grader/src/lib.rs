@@ -1,0 +1,16 @@
+//! The exercises' suites and the grading machinery.
+//!
+//! The design decision: grading is generic over the submission. An exercise
+//! ([`grade::Exercise`]) lists its cases and checks a finished run's trace;
+//! a submission is any function from a case to an execution. So the same
+//! suites and the same checkers grade the Rust reference solutions, the
+//! known-buggy variants, and the learner's JavaScript, and give the same
+//! verdicts for the same trace.
+
+pub mod grade;
+pub mod lock;
+pub mod report;
+pub mod timeline;
+
+pub use grade::{case_from_token, grade, replay_token, Case, Exercise, Execution, GradeOptions, Scenario};
+pub use report::{Counterexample, Status, SuiteReport, TestReport, Violation};

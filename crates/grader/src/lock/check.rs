@@ -1,0 +1,377 @@
+//! The lock exercise's rules, checked on a finished run's trace.
+//!
+//! One pass over the trace keeps the truth (who holds the key in the store,
+//! from the store's own applications and expiries) beside what each process
+//! was told and said (its notes), and reports the first rule broken:
+//!
+//! - `lock-has-ttl`: every lock write carries a TTL;
+//! - `no-overwrite`: nobody writes the key while someone else holds it;
+//! - `unlock-only-own`: a delete only ever removes the deleter's own lock;
+//! - `acquire-is-real`: `lock`/`tryLock` return a version this process wrote,
+//!   and `tryLock` does not return null after taking the lock;
+//! - `unlock-answer`: `unlock` answers true exactly when it released the lock,
+//!   and never leaves its own live lock behind;
+//! - `wait-by-watch`: while blocked in `lock`, store calls stay proportional
+//!   to the changes of the key (no polling, no busy loop);
+//! - `prompt-wakeup`: on a calm network, a freed lock is taken again within a
+//!   few round trips by a waiting process;
+//! - `liveness`: nobody is left waiting when nothing more can happen;
+//! - `no-errors`: the learner's functions did not throw.
+
+use std::collections::HashMap;
+
+use sim::{process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, Reply, Scheduler};
+
+use super::workload::{LockWorkload, LOCK_KEY};
+use crate::grade::{Case, Execution};
+use crate::report::Violation;
+
+#[derive(Clone, Debug)]
+struct Holding {
+    process: ProcessIndex,
+    version: u64,
+    since_ms: u64,
+}
+
+#[derive(Clone, Debug)]
+struct InCall {
+    function: String,
+    started_ms: u64,
+    calls: u64,
+    changes_at_start: u64,
+    /// A successful lock write by this process during the call.
+    acquired: Option<u64>,
+    /// A successful delete by this process during the call.
+    deleted: bool,
+}
+
+/// When the key came free while processes waited, for `prompt-wakeup`.
+#[derive(Clone, Debug)]
+struct Freed {
+    at_ms: u64,
+    trace_index: usize,
+    waiting: Vec<ProcessIndex>,
+}
+
+pub fn check(case: &Case<LockWorkload>, execution: &Execution) -> Option<Violation> {
+    let mut checker = Checker::new(case);
+    for (index, event) in execution.trace.iter().enumerate() {
+        if let Some(violation) = checker.step(index, event) {
+            return Some(violation);
+        }
+    }
+    checker.at_end(execution)
+}
+
+struct Checker {
+    requests: HashMap<CallId, Call>,
+    holder: Option<Holding>,
+    written_by: HashMap<u64, ProcessIndex>,
+    in_call: HashMap<ProcessIndex, InCall>,
+    changes: u64,
+    crashed_at: HashMap<ProcessIndex, u64>,
+    paused_until: HashMap<ProcessIndex, u64>,
+    expired: HashMap<ProcessIndex, u64>,
+    freed: Option<Freed>,
+    /// A bound on one round trip, or None when faults make timing unbounded.
+    round_trip_ms: Option<u64>,
+    limits: sim::SimLimits,
+}
+
+fn violation(invariant: &str, message: String, index: usize, at_ms: u64, process: Option<ProcessIndex>) -> Option<Violation> {
+    Some(Violation::new(invariant, message, Some(index), at_ms, process))
+}
+
+impl Checker {
+    fn new(case: &Case<LockWorkload>) -> Checker {
+        let calm = !case.plan.faults.iter().any(|fault| {
+            matches!(fault, Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. })
+        });
+        let bias_ms = match &case.plan.scheduler {
+            Scheduler::Random => 0,
+            Scheduler::Priority { bias_ms, order, .. } => bias_ms * order.len() as u64,
+        };
+        Checker {
+            requests: HashMap::new(),
+            holder: None,
+            written_by: HashMap::new(),
+            in_call: HashMap::new(),
+            changes: 0,
+            crashed_at: HashMap::new(),
+            paused_until: HashMap::new(),
+            expired: HashMap::new(),
+            freed: None,
+            round_trip_ms: calm.then_some(2 * (case.plan.latency_max_ms + bias_ms)),
+            limits: case.limits.clone(),
+        }
+    }
+
+    fn waiting_in_lock(&self, at_ms: u64) -> Vec<ProcessIndex> {
+        let mut waiting: Vec<ProcessIndex> = self
+            .in_call
+            .iter()
+            .filter(|(process, call)| {
+                call.function == "lock"
+                    && !self.crashed_at.contains_key(process)
+                    && self.paused_until.get(process).is_none_or(|until| *until <= at_ms)
+            })
+            .map(|(process, _)| *process)
+            .collect();
+        waiting.sort_unstable();
+        waiting
+    }
+
+    fn key_freed(&mut self, at_ms: u64, index: usize) {
+        self.changes += 1;
+        self.holder = None;
+        let waiting = self.waiting_in_lock(at_ms);
+        if !waiting.is_empty() && self.freed.is_none() {
+            self.freed = Some(Freed { at_ms, trace_index: index, waiting });
+        }
+    }
+
+    fn step(&mut self, index: usize, event: &sim::TraceEvent) -> Option<Violation> {
+        let at_ms = event.at_ms;
+        // A freed lock must be taken again within a few round trips.
+        if let (Some(freed), Some(round_trip_ms)) = (&self.freed, self.round_trip_ms) {
+            if at_ms > freed.at_ms + 3 * round_trip_ms {
+                let names: Vec<String> = freed.waiting.iter().map(|process| process_name(*process)).collect();
+                return violation(
+                    "prompt-wakeup",
+                    format!(
+                        "the lock came free at t={} ms while {} waited in lock(), but nobody took it for {} ms: wait with watch(key, version) so the release wakes you at once",
+                        freed.at_ms,
+                        names.join(" and "),
+                        at_ms - freed.at_ms
+                    ),
+                    freed.trace_index,
+                    freed.at_ms,
+                    freed.waiting.first().copied(),
+                );
+            }
+        }
+        let process = event.process;
+        match (&event.happening, process) {
+            (Happening::Invoke { call, request }, Some(process)) => {
+                self.requests.insert(*call, request.clone());
+                if let Some(in_call) = self.in_call.get_mut(&process) {
+                    in_call.calls += 1;
+                    let changes = self.changes - in_call.changes_at_start;
+                    if in_call.function == "lock" && in_call.calls > 2 * (changes + 1) + 2 {
+                        return violation(
+                            "wait-by-watch",
+                            format!(
+                                "{} made {} calls while waiting in lock() for {} ms, though the lock changed {}: wait with watch(key, version) instead of retrying",
+                                process_name(process),
+                                in_call.calls,
+                                at_ms - in_call.started_ms,
+                                times(changes)
+                            ),
+                            index,
+                            at_ms,
+                            Some(process),
+                        );
+                    }
+                }
+            }
+            (Happening::Apply { call, result, .. }, Some(process)) => {
+                let request = self.requests.get(call).cloned();
+                match (request, result) {
+                    (Some(Call::Cas { key, ttl_ms, .. }), Reply::Cas { ok: true, version: Some(version), .. }) if key == LOCK_KEY => {
+                        if let Some(holding) = &self.holder {
+                            if holding.process != process {
+                                return violation(
+                                    "no-overwrite",
+                                    format!(
+                                        "{} wrote the lock while {} held it (since t={} ms): take a lock only when the key is absent, with compareAndSwap(key, name, null, {{ ttlMs }})",
+                                        process_name(process),
+                                        process_name(holding.process),
+                                        holding.since_ms
+                                    ),
+                                    index,
+                                    at_ms,
+                                    Some(process),
+                                );
+                            }
+                        }
+                        if ttl_ms.is_none() {
+                            return violation(
+                                "lock-has-ttl",
+                                format!(
+                                    "{} wrote the lock without a TTL: if it crashed, nobody could ever take the lock again. Pass {{ ttlMs }} to compareAndSwap",
+                                    process_name(process)
+                                ),
+                                index,
+                                at_ms,
+                                Some(process),
+                            );
+                        }
+                        self.changes += 1;
+                        self.holder = Some(Holding { process, version: *version, since_ms: at_ms });
+                        self.written_by.insert(*version, process);
+                        if let Some(in_call) = self.in_call.get_mut(&process) {
+                            in_call.acquired = Some(*version);
+                        }
+                        self.freed = None;
+                    }
+                    (Some(Call::Delete { key, .. }), Reply::Delete { ok: true }) if key == LOCK_KEY => {
+                        if let Some(holding) = &self.holder {
+                            if holding.process != process {
+                                let own = match self.expired.get(&process) {
+                                    Some(expired_ms) => format!(" (its own lock had expired at t={expired_ms} ms)"),
+                                    None => String::new(),
+                                };
+                                return violation(
+                                    "unlock-only-own",
+                                    format!(
+                                        "{} unlocked a lock that {} held since t={} ms{own}: unlock with the version, delete(key, {{ version }}), so a stale unlock changes nothing",
+                                        process_name(process),
+                                        process_name(holding.process),
+                                        holding.since_ms
+                                    ),
+                                    index,
+                                    at_ms,
+                                    Some(process),
+                                );
+                            }
+                        }
+                        if let Some(in_call) = self.in_call.get_mut(&process) {
+                            in_call.deleted = true;
+                        }
+                        self.key_freed(at_ms, index);
+                    }
+                    _ => {}
+                }
+            }
+            (Happening::Expire { key, .. }, _) if key == LOCK_KEY => {
+                if let Some(holding) = &self.holder {
+                    self.expired.insert(holding.process, at_ms);
+                }
+                self.key_freed(at_ms, index);
+            }
+            (Happening::Crash, Some(process)) => {
+                self.crashed_at.insert(process, at_ms);
+            }
+            (Happening::PauseStart { until_ms }, Some(process)) => {
+                self.paused_until.insert(process, *until_ms);
+            }
+            (Happening::Note { note }, Some(process)) => return self.note(index, at_ms, process, note),
+            _ => {}
+        }
+        None
+    }
+
+    fn note(&mut self, index: usize, at_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
+        let name = process_name(process);
+        match note {
+            Note::Calling { function } => {
+                let in_call = InCall {
+                    function: function.clone(),
+                    started_ms: at_ms,
+                    calls: 0,
+                    changes_at_start: self.changes,
+                    acquired: None,
+                    deleted: false,
+                };
+                self.in_call.insert(process, in_call);
+            }
+            Note::Acquired { version, .. } => {
+                let function = self.in_call.remove(&process).map_or_else(|| "lock".to_string(), |call| call.function);
+                if self.written_by.get(version) != Some(&process) {
+                    let whose = match self.written_by.get(version) {
+                        Some(other) => format!("; version {version} is {}'s lock", process_name(*other)),
+                        None => String::new(),
+                    };
+                    return violation(
+                        "acquire-is-real",
+                        format!(
+                            "{function}() returned {{ version: {version} }} to {name}, but {name} never wrote the lock at that version{whose}: return the version of your own successful compareAndSwap, or null"
+                        ),
+                        index,
+                        at_ms,
+                        Some(process),
+                    );
+                }
+            }
+            Note::NotAcquired { .. } => {
+                if let Some(InCall { acquired: Some(version), .. }) = self.in_call.remove(&process) {
+                    return violation(
+                        "acquire-is-real",
+                        format!(
+                            "tryLock() returned null to {name}, but its compareAndSwap had taken the lock (version {version}): the lock is now held by a process that does not know it"
+                        ),
+                        index,
+                        at_ms,
+                        Some(process),
+                    );
+                }
+            }
+            Note::Released { version, ok, .. } => {
+                let deleted = self.in_call.remove(&process).is_some_and(|call| call.deleted);
+                let still_held = self.holder.as_ref().is_some_and(|holding| holding.process == process && holding.version == *version);
+                let message = match (ok, deleted) {
+                    (true, false) => Some(format!(
+                        "unlock() returned true to {name}, but {name}'s lock (version {version}) was not released by it{}: return whether your delete succeeded",
+                        self.expired.get(&process).map_or(String::new(), |expired| format!(" (it had expired at t={expired} ms)"))
+                    )),
+                    (false, true) => Some(format!("unlock() returned false to {name}, but it did release {name}'s lock (version {version})")),
+                    (false, false) if still_held => Some(format!(
+                        "unlock() returned false and left {name}'s own lock (version {version}) in place, so others must wait for its TTL: delete with the version that lock() returned"
+                    )),
+                    _ => None,
+                };
+                if let Some(message) = message {
+                    return violation("unlock-answer", message, index, at_ms, Some(process));
+                }
+            }
+            Note::Failed { message } => return violation("no-errors", message.clone(), index, at_ms, Some(process)),
+            _ => {}
+        }
+        None
+    }
+
+    fn at_end(&self, execution: &Execution) -> Option<Violation> {
+        let end_ms = execution.trace.last().map_or(0, |event| event.at_ms);
+        let index = execution.trace.len().saturating_sub(1);
+        let waiting: Vec<ProcessIndex> = match &execution.ending {
+            Ending::Stuck { waiting } => waiting.clone(),
+            Ending::Limit { .. } => {
+                let mut waiting: Vec<ProcessIndex> = self.in_call.keys().copied().filter(|process| !self.crashed_at.contains_key(process)).collect();
+                waiting.sort_unstable();
+                waiting
+            }
+            Ending::AllFinished | Ending::Stopped => return None,
+        };
+        let first = waiting.first().copied()?;
+        let function = self.in_call.get(&first).map_or("its workload".to_string(), |call| format!("{}()", call.function));
+        let holder = match &self.holder {
+            Some(holding) => match self.crashed_at.get(&holding.process) {
+                Some(crashed_ms) => format!(
+                    "; the lock still belonged to {}, which crashed at t={crashed_ms} ms",
+                    process_name(holding.process)
+                ),
+                None => format!("; the lock belonged to {}", process_name(holding.process)),
+            },
+            None => String::new(),
+        };
+        let why = match &execution.ending {
+            Ending::Limit { limit } => format!(" ({})", limit.describe(&self.limits)),
+            _ => " (nothing more could happen)".to_string(),
+        };
+        violation(
+            "liveness",
+            format!("{} was still waiting in {function} when the run ended at t={end_ms} ms{why}{holder}", process_name(first)),
+            index,
+            end_ms,
+            Some(first),
+        )
+    }
+}
+
+fn times(count: u64) -> String {
+    match count {
+        0 => "never".into(),
+        1 => "once".into(),
+        _ => format!("{count} times"),
+    }
+}

@@ -1,0 +1,105 @@
+//! The lock suite against the reference solution and the buggy corpus.
+
+use grader::lock::{run_rust, LockExercise};
+use grader::timeline::render_counterexample;
+use grader::{case_from_token, grade, Exercise, GradeOptions, Status, SuiteReport};
+use lock::LockVariant;
+
+fn grade_variant(variant: LockVariant, seeds: u32) -> SuiteReport {
+    let options = GradeOptions { seeds, ..GradeOptions::default() };
+    grade(&LockExercise, &mut |case| run_rust(variant, case), &options)
+}
+
+fn explain(report: &SuiteReport) -> String {
+    report
+        .tests
+        .iter()
+        .filter_map(|test| test.counterexample.as_ref().map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce))))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_reference_passes_every_test_on_1000_seeds() {
+    let report = grade_variant(LockVariant::Reference, 1_000);
+    assert!(report.passed(), "{}", explain(&report));
+    assert_eq!(report.score, report.max_score);
+    let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
+    assert_eq!(random.runs, 1_000);
+}
+
+/// Each classic mistake fails, on the invariant that names it.
+#[test]
+fn every_buggy_variant_fails_on_its_own_invariant() {
+    let expected = [
+        (LockVariant::UnlockWithoutVersion, "unlock-only-own"),
+        (LockVariant::NoTtl, "lock-has-ttl"),
+        (LockVariant::SleepPolling, "wait-by-watch"),
+        (LockVariant::WatchFromZero, "wait-by-watch"),
+        (LockVariant::TryLockClaimsHeldLock, "acquire-is-real"),
+        (LockVariant::UnlockAlwaysTrue, "unlock-answer"),
+        (LockVariant::LockOverwrites, "no-overwrite"),
+        (LockVariant::UnlockWithKeyVersion, "unlock-answer"),
+    ];
+    assert_eq!(expected.len(), LockVariant::BUGGY.len());
+    for (variant, invariant) in expected {
+        let report = grade_variant(variant, 200);
+        assert!(!report.passed(), "{variant:?} passed");
+        let invariants: Vec<&str> = report
+            .tests
+            .iter()
+            .filter_map(|test| test.counterexample.as_ref().map(|ce| ce.violation.invariant.as_str()))
+            .collect();
+        assert!(invariants.contains(&invariant), "{variant:?} failed {invariants:?}, expected {invariant}\n{}", explain(&report));
+    }
+}
+
+#[test]
+fn the_ttl_unlock_bug_story_is_told_in_one_line() {
+    let report = grade_variant(LockVariant::UnlockWithoutVersion, 10);
+    let test = report.tests.iter().find(|test| test.name.starts_with("the TTL unlock bug")).unwrap();
+    assert_eq!(test.status, Status::Failed);
+    assert!(
+        test.message.starts_with("p1 unlocked a lock that p2 held since t="),
+        "message: {}",
+        test.message
+    );
+    assert!(test.message.contains("its own lock had expired at t="), "message: {}", test.message);
+}
+
+#[test]
+fn grading_is_deterministic_byte_for_byte() {
+    for variant in [LockVariant::Reference, LockVariant::UnlockWithoutVersion, LockVariant::SleepPolling] {
+        let first = serde_json::to_string(&grade_variant(variant, 100)).unwrap();
+        let second = serde_json::to_string(&grade_variant(variant, 100)).unwrap();
+        assert_eq!(first, second, "{variant:?}");
+    }
+}
+
+#[test]
+fn a_replay_token_reproduces_the_shrunk_failure_exactly() {
+    for variant in LockVariant::BUGGY {
+        let report = grade_variant(variant, 200);
+        for test in report.tests.iter().filter(|test| test.status == Status::Failed) {
+            let counterexample = test.counterexample.as_ref().unwrap();
+            let case = case_from_token(&LockExercise, &counterexample.replay_token).unwrap();
+            let execution = run_rust(variant, &case);
+            // The report's trace ends at the violation; the replay goes on after it.
+            assert_eq!(execution.trace[..counterexample.trace.len()], counterexample.trace[..], "{variant:?} / {}", test.name);
+            let violation = LockExercise.check(&case, &execution).unwrap();
+            assert_eq!(violation, counterexample.violation);
+        }
+    }
+}
+
+#[test]
+fn random_failures_shrink_to_a_handful_of_events() {
+    // Polling shows up in random schedules too; its first failing run is long.
+    let options = GradeOptions { seeds: 200, ..GradeOptions::default() };
+    let exercise = LockExercise;
+    let report = grade(&exercise, &mut |case| run_rust(LockVariant::WatchFromZero, case), &options);
+    let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
+    let counterexample = random.counterexample.as_ref().expect("the random schedules catch it");
+    assert!(counterexample.shrunk_from_events >= 40, "started from {} events", counterexample.shrunk_from_events);
+    assert!(counterexample.trace.len() <= 40, "shrunk to {} events:\n{}", counterexample.trace.len(), render_counterexample(counterexample));
+}
