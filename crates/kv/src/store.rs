@@ -352,7 +352,8 @@ impl Store {
             TxnOp::Get { key } => OpResponse::Get { kv: self.keys.get(key).cloned() },
             TxnOp::Put { key, value, lease } => {
                 let prev = self.keys.get(key).cloned();
-                let keeps_lease = matches!(lease, LeaseChoice::Lease(id) if prev.as_ref().and_then(|kv| kv.lease) == Some(*id));
+                let keeps_lease =
+                    matches!(lease, LeaseChoice::Lease(id) if prev.as_ref().and_then(|kv| kv.lease) == Some(*id));
                 // Detaching first would drop a key-scoped lease that the
                 // key is about to be attached to again.
                 if !keeps_lease {
@@ -375,7 +376,13 @@ impl Store {
                     lease: lease_id,
                 };
                 self.keys.insert(key.clone(), kv.clone());
-                events.push(Event { kind: EventKind::Put, key: key.clone(), revision, at_ms: self.now_ms, kv: Some(kv) });
+                events.push(Event {
+                    kind: EventKind::Put,
+                    key: key.clone(),
+                    revision,
+                    at_ms: self.now_ms,
+                    kv: Some(kv),
+                });
                 OpResponse::Put { prev }
             }
             TxnOp::Delete { key } => match self.remove_key(key) {
@@ -515,10 +522,7 @@ impl Store {
     pub fn watch(&mut self, key: &str, after_revision: u64) -> Result<WatchStart, StoreError> {
         self.validate_key(key)?;
         if after_revision < self.watches.compacted_revision {
-            return Err(StoreError::Compacted {
-                after_revision,
-                compacted_revision: self.watches.compacted_revision,
-            });
+            return Err(StoreError::Compacted { after_revision, compacted_revision: self.watches.compacted_revision });
         }
         if let Some(event) = self.watches.first_after(key, after_revision) {
             return Ok(WatchStart::Ready { event: event.clone() });

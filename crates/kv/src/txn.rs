@@ -91,10 +91,13 @@ impl Compare {
 pub enum LeaseChoice {
     /// No lease: the key never expires (a put without a lease detaches any).
     None,
-    /// Attach to an existing lease.
+    /// Attach to an existing lease. A key's private lease (from [`LeaseChoice::Ttl`])
+    /// is refused with `LeaseKeyScoped`, except for that key itself, which
+    /// keeps it (and its deadline) when written with it.
     Lease(LeaseId),
     /// The lesson's `ttlMs`: a private lease of this TTL, just for this key.
-    /// Writing the key again replaces it; deleting the key drops it.
+    /// Writing the key again replaces it; deleting the key drops it; no
+    /// other key may attach to it.
     Ttl(u64),
 }
 

@@ -25,8 +25,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use kv::{
-    CasOutcome, Compare, CompareOp, CompareTarget, Event, EventKind, Expect, KeyValue, LeaseChoice, LeaseId,
-    LeaseInfo, Limits, OpResponse, Store, StoreError, Txn, TxnOp, TxnResponse, WatchId, WatchStart,
+    CasOutcome, Compare, CompareOp, CompareTarget, Event, EventKind, Expect, KeyValue, LeaseChoice, LeaseId, LeaseInfo,
+    Limits, OpResponse, Store, StoreError, Txn, TxnOp, TxnResponse, WatchId, WatchStart,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestError, TestRunner};
@@ -54,13 +54,20 @@ enum RevisionPick {
     Ahead(u8),
 }
 
+/// A lease id chosen when the step runs.
+#[derive(Clone, Copy, Debug)]
+enum LeaseIdPick {
+    /// One of the live leases (granted or a key's private one), if any.
+    Live(u8),
+    /// A raw id: sometimes live, often expired, revoked or never granted.
+    Raw(u64),
+}
+
 #[derive(Clone, Copy, Debug)]
 enum LeasePick {
     None,
     Ttl(u64),
-    /// A raw lease id: sometimes live, sometimes expired, sometimes a key's
-    /// private lease, sometimes never granted.
-    Lease(u64),
+    Lease(LeaseIdPick),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -93,10 +100,14 @@ enum Op {
     Cas(usize, u8, ExpectPick, LeasePick),
     Delete(usize),
     DeleteIf(usize, RevisionPick),
-    Txn { compares: Vec<(usize, CompareOp, TargetPick)>, success: Vec<BranchOp>, failure: Vec<BranchOp> },
+    Txn {
+        compares: Vec<(usize, CompareOp, TargetPick)>,
+        success: Vec<BranchOp>,
+        failure: Vec<BranchOp>,
+    },
     Grant(u64),
-    KeepAlive(u64),
-    Revoke(u64),
+    KeepAlive(LeaseIdPick),
+    Revoke(LeaseIdPick),
     Watch(usize, RevisionPick),
     /// Cancels the n-th watch id handed out so far (modulo), or an unknown id.
     Cancel(u8),
@@ -131,11 +142,15 @@ fn ttl_strategy() -> impl Strategy<Value = u64> {
     prop_oneof![8 => 5u64..=60, 1 => 0u64..5, 1 => 61u64..80]
 }
 
+fn lease_id_strategy() -> impl Strategy<Value = LeaseIdPick> {
+    prop_oneof![3 => any::<u8>().prop_map(LeaseIdPick::Live), 1 => (1u64..10).prop_map(LeaseIdPick::Raw)]
+}
+
 fn lease_strategy() -> impl Strategy<Value = LeasePick> {
     prop_oneof![
         3 => Just(LeasePick::None),
         2 => ttl_strategy().prop_map(LeasePick::Ttl),
-        2 => (1u64..8).prop_map(LeasePick::Lease),
+        2 => lease_id_strategy().prop_map(LeasePick::Lease),
     ]
 }
 
@@ -183,8 +198,8 @@ fn op_strategy() -> impl Strategy<Value = Op> {
         )
             .prop_map(|(compares, success, failure)| Op::Txn { compares, success, failure }),
         2 => ttl_strategy().prop_map(Op::Grant),
-        2 => (1u64..8).prop_map(Op::KeepAlive),
-        1 => (1u64..8).prop_map(Op::Revoke),
+        2 => lease_id_strategy().prop_map(Op::KeepAlive),
+        1 => lease_id_strategy().prop_map(Op::Revoke),
         3 => (key_strategy(), revision_strategy()).prop_map(|(k, r)| Op::Watch(k, r)),
         1 => any::<u8>().prop_map(Op::Cancel),
         4 => prop_oneof![9 => 0u64..40, 1 => 400u64..700].prop_map(Op::Advance),
@@ -401,7 +416,13 @@ impl Model {
                         lease: lease_new,
                     };
                     next.keys.insert(key.clone(), kv.clone());
-                    events.push(Event { kind: EventKind::Put, key: key.clone(), revision, at_ms: next.now_ms, kv: Some(kv) });
+                    events.push(Event {
+                        kind: EventKind::Put,
+                        key: key.clone(),
+                        revision,
+                        at_ms: next.now_ms,
+                        kv: Some(kv),
+                    });
                     responses.push(OpResponse::Put { prev });
                 }
                 TxnOp::Delete { key } => match next.keys.remove(key) {
@@ -411,7 +432,13 @@ impl Model {
                                 next.leases.remove(&old.0);
                             }
                         }
-                        events.push(Event { kind: EventKind::Delete, key: key.clone(), revision, at_ms: next.now_ms, kv: None });
+                        events.push(Event {
+                            kind: EventKind::Delete,
+                            key: key.clone(),
+                            revision,
+                            at_ms: next.now_ms,
+                            kv: None,
+                        });
                         responses.push(OpResponse::Delete { deleted: 1, prev: Some(prev) });
                     }
                     None => responses.push(OpResponse::Delete { deleted: 0, prev: None }),
@@ -437,7 +464,13 @@ impl Model {
         Ok(self.keys[key].clone())
     }
 
-    fn compare_and_swap(&mut self, key: &str, next: &str, expect: &Expect, lease: LeaseChoice) -> Result<CasOutcome, StoreError> {
+    fn compare_and_swap(
+        &mut self,
+        key: &str,
+        next: &str,
+        expect: &Expect,
+        lease: LeaseChoice,
+    ) -> Result<CasOutcome, StoreError> {
         let mut compares = vec![match &expect.value {
             None => Compare::new(key, CompareOp::Equal, CompareTarget::CreateRevision(0)),
             Some(value) => Compare::new(key, CompareOp::Equal, CompareTarget::Value(value.clone())),
@@ -619,11 +652,22 @@ impl Harness {
         }
     }
 
+    fn lease_id(&self, pick: LeaseIdPick) -> u64 {
+        match pick {
+            LeaseIdPick::Live(n) => {
+                let live = self.store.leases();
+                // With no live lease, id 1 is either expired or never granted.
+                live.get(n as usize % live.len().max(1)).map_or(1, |lease| lease.id.0)
+            }
+            LeaseIdPick::Raw(id) => id,
+        }
+    }
+
     fn lease(&self, pick: LeasePick) -> LeaseChoice {
         match pick {
             LeasePick::None => LeaseChoice::None,
             LeasePick::Ttl(ttl_ms) => LeaseChoice::Ttl(ttl_ms),
-            LeasePick::Lease(id) => LeaseChoice::Lease(LeaseId(id)),
+            LeasePick::Lease(id) => LeaseChoice::Lease(LeaseId(self.lease_id(id))),
         }
     }
 
@@ -640,7 +684,8 @@ impl Harness {
     /// Runs one operation on both sides and checks every property.
     fn step(&mut self, index: usize, op: &Op) {
         let before = format!("{:?}", self.store);
-        let keys_before: BTreeMap<String, KeyValue> = self.store.keys().map(|kv| (kv.key.clone(), kv.clone())).collect();
+        let keys_before: BTreeMap<String, KeyValue> =
+            self.store.keys().map(|kv| (kv.key.clone(), kv.clone())).collect();
         let revision_before = self.store.revision();
         // Keys on a lease and when that lease runs out, to check no key
         // outlives its deadline.
@@ -673,7 +718,9 @@ impl Harness {
                 let expect = match *expect {
                     ExpectPick::Absent => Expect::absent(),
                     ExpectPick::Value(old) => Expect::value(value(old)),
-                    ExpectPick::ValueAt(old, at) => Expect::value(value(old)).with_mod_revision(self.revision(KEYS[*key], at)),
+                    ExpectPick::ValueAt(old, at) => {
+                        Expect::value(value(old)).with_mod_revision(self.revision(KEYS[*key], at))
+                    }
                 };
                 let lease = self.lease(*lease);
                 let got = self.store.compare_and_swap(KEYS[*key], value(*v), &expect, lease.clone());
@@ -726,17 +773,19 @@ impl Harness {
                 unchanged = got.is_err();
                 format!("{got:?}")
             }
-            Op::KeepAlive(id) => {
-                let got = self.store.keep_alive(LeaseId(*id));
-                same("keep_alive", &got, &self.model.keep_alive(*id));
+            Op::KeepAlive(pick) => {
+                let id = self.lease_id(*pick);
+                let got = self.store.keep_alive(LeaseId(id));
+                same("keep_alive", &got, &self.model.keep_alive(id));
                 unchanged = got.is_err();
-                format!("{got:?}")
+                format!("lease {id} {got:?}")
             }
-            Op::Revoke(id) => {
-                let got = self.store.revoke_lease(LeaseId(*id));
-                same("revoke", &got, &self.model.revoke(*id));
+            Op::Revoke(pick) => {
+                let id = self.lease_id(*pick);
+                let got = self.store.revoke_lease(LeaseId(id));
+                same("revoke", &got, &self.model.revoke(id));
                 unchanged = got.is_err();
-                format!("{got:?}")
+                format!("lease {id} {got:?}")
             }
             Op::Advance(delta_ms) => {
                 let to_ms = self.store.now_ms().saturating_add(*delta_ms);
@@ -809,7 +858,11 @@ impl Harness {
         for (key, mod_revision, deadline_ms) in deadlines {
             if self.store.now_ms() >= deadline_ms {
                 let still = self.store.get(&key).filter(|kv| kv.mod_revision == mod_revision);
-                assert!(still.is_none(), "{key} is visible at {} ms, past its deadline {deadline_ms} ms", self.store.now_ms());
+                assert!(
+                    still.is_none(),
+                    "{key} is visible at {} ms, past its deadline {deadline_ms} ms",
+                    self.store.now_ms()
+                );
             }
         }
         self.check_watches();
@@ -828,12 +881,20 @@ impl Harness {
     }
 
     /// Revision rules, and the harness's own change log, from key diffs.
-    fn check_revisions(&mut self, index: usize, revision_before: u64, keys_before: &BTreeMap<String, KeyValue>, reported: Option<&[Event]>) {
+    fn check_revisions(
+        &mut self,
+        index: usize,
+        revision_before: u64,
+        keys_before: &BTreeMap<String, KeyValue>,
+        reported: Option<&[Event]>,
+    ) {
         let revision = self.store.revision();
         assert!(revision >= revision_before, "the revision went back from {revision_before} to {revision}");
         let keys_after: BTreeMap<String, KeyValue> = self.store.keys().map(|kv| (kv.key.clone(), kv.clone())).collect();
-        let written: Vec<&KeyValue> =
-            keys_after.values().filter(|kv| keys_before.get(&kv.key).is_none_or(|old| old.mod_revision != kv.mod_revision)).collect();
+        let written: Vec<&KeyValue> = keys_after
+            .values()
+            .filter(|kv| keys_before.get(&kv.key).is_none_or(|old| old.mod_revision != kv.mod_revision))
+            .collect();
         let removed: Vec<&KeyValue> = keys_before.values().filter(|kv| !keys_after.contains_key(&kv.key)).collect();
         match reported {
             Some(events) => {
@@ -852,11 +913,21 @@ impl Harness {
             }
             None => {
                 let changed = !written.is_empty() || !removed.is_empty();
-                assert_eq!(revision - revision_before, u64::from(changed), "one revision per changing write, none otherwise");
+                assert_eq!(
+                    revision - revision_before,
+                    u64::from(changed),
+                    "one revision per changing write, none otherwise"
+                );
                 // Removals come first only to keep one order; within one
                 // revision the harness does not depend on the order.
                 for kv in &removed {
-                    self.log.push(Event { kind: EventKind::Delete, key: kv.key.clone(), revision, at_ms: self.store.now_ms(), kv: None });
+                    self.log.push(Event {
+                        kind: EventKind::Delete,
+                        key: kv.key.clone(),
+                        revision,
+                        at_ms: self.store.now_ms(),
+                        kv: None,
+                    });
                 }
                 for kv in &written {
                     self.log.push(Event {
@@ -875,7 +946,12 @@ impl Harness {
                 assert_eq!(step, index, "mod revision {} reused (first written in step {step})", kv.mod_revision);
             }
             if let Some(last) = self.key_last_mod.insert(kv.key.clone(), kv.mod_revision) {
-                assert!(kv.mod_revision > last, "{}: mod revision {} not above its earlier {last}", kv.key, kv.mod_revision);
+                assert!(
+                    kv.mod_revision > last,
+                    "{}: mod revision {} not above its earlier {last}",
+                    kv.key,
+                    kv.mod_revision
+                );
             }
             let created = keys_before.get(&kv.key).is_none_or(|old| old.create_revision != kv.create_revision);
             if created {
@@ -887,15 +963,12 @@ impl Harness {
     }
 
     /// The event a watch of `key` after `after_revision` must deliver: the
-    /// first change in the harness's log (same revision: either order).
+    /// first change in the harness's log.
     fn check_delivery(&self, key: &str, after_revision: u64, event: &Event) {
         let first = self.log.iter().find(|logged| logged.key == key && logged.revision > after_revision);
-        let mut expected = first.cloned().unwrap_or_else(|| panic!("watch {key} after {after_revision} got {event:?}, which never happened"));
-        // A revoke's deletes and a txn's deletes look alike in a key diff.
-        if expected.kind == EventKind::Delete && event.kind == EventKind::Delete {
-            expected.kind = event.kind;
-        }
-        assert_eq!(event, &expected, "watch {key} after {after_revision} missed or misreported a change");
+        let expected =
+            first.unwrap_or_else(|| panic!("watch {key} after {after_revision} got {event:?}, which never happened"));
+        assert_eq!(event, expected, "watch {key} after {after_revision} missed or misreported a change");
     }
 
     fn check_watches(&mut self) {
@@ -952,6 +1025,26 @@ fn small_limits() -> Limits {
     }
 }
 
+thread_local! {
+    /// Set while proptest explores and shrinks: each failing attempt panics,
+    /// and printing thousands of those would bury the one report that counts.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that stays silent on threads that are
+/// exploring, and prints as usual everywhere else.
+fn quiet_panics_while_exploring() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let default_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|quiet| quiet.get()) {
+                default_hook(info);
+            }
+        }));
+    });
+}
+
 fn run_sequence(limits: &Limits, ops: &[Op], trace: &mut Vec<String>) {
     let mut harness = Harness::new(limits.clone());
     let result = catch_unwind(AssertUnwindSafe(|| {
@@ -980,16 +1073,21 @@ fn check_sequences(test_name: &str, limits: Limits) {
     };
     let mut runner = TestRunner::new(config);
     let strategy = prop::collection::vec(op_strategy(), 1..80);
+    quiet_panics_while_exploring();
+    QUIET.with(|quiet| quiet.set(true));
     let result = runner.run(&strategy, |ops| {
         run_sequence(&limits, &ops, &mut Vec::new());
         Ok(())
     });
+    QUIET.with(|quiet| quiet.set(false));
     match result {
         Ok(()) => {}
         Err(TestError::Abort(reason)) => panic!("{test_name}: proptest aborted: {reason}"),
         Err(TestError::Fail(reason, ops)) => {
             let mut trace = Vec::new();
+            QUIET.with(|quiet| quiet.set(true));
             let _ = catch_unwind(AssertUnwindSafe(|| run_sequence(&limits, &ops, &mut trace)));
+            QUIET.with(|quiet| quiet.set(false));
             panic!(
                 "{test_name} failed: {reason}\n\
                  seed {seed}, {cases} cases, limits {limits:?}\n\

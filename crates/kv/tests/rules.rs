@@ -989,3 +989,25 @@ fn a_lease_id_is_never_reused() {
         "#]],
     );
 }
+
+// Limits that would break the store's invariants are a programming error in
+// the caller, refused when the store is made rather than misbehaving later.
+
+#[test]
+#[should_panic(expected = "ttl_ms_min must be at least 1 ms")]
+fn limits_with_a_zero_minimum_ttl_are_refused() {
+    // A zero TTL would put a key's deadline at the moment it is written.
+    kv::Store::with_limits(kv::Limits { ttl_ms_min: 0, ..kv::Limits::default() });
+}
+
+#[test]
+#[should_panic(expected = "ttl_ms_min must not exceed ttl_ms_max")]
+fn limits_with_an_empty_ttl_range_are_refused() {
+    kv::Store::with_limits(kv::Limits { ttl_ms_min: 10, ttl_ms_max: 9, ..kv::Limits::default() });
+}
+
+#[test]
+#[should_panic(expected = "time_ms_max + ttl_ms_max must fit in a u64")]
+fn limits_whose_deadlines_could_overflow_are_refused() {
+    kv::Store::with_limits(kv::Limits { time_ms_max: u64::MAX, ..kv::Limits::default() });
+}

@@ -23,8 +23,8 @@
 //! (an error) or a compare that did not match leaves the whole store as it was.
 
 use kv::{
-    CasOutcome, Compare, CompareOp, CompareTarget, Event, Expect, KeyValue, LeaseChoice, LeaseId, Limits,
-    OpResponse, Store, Txn, TxnOp, WatchId, WatchStart,
+    CasOutcome, Compare, CompareOp, CompareTarget, Event, Expect, KeyValue, LeaseChoice, LeaseId, Limits, OpResponse,
+    Store, Txn, TxnOp, WatchId, WatchStart,
 };
 
 /// Runs `script` on a fresh store and returns the transcript.
@@ -195,7 +195,11 @@ fn step(store: &mut Store, words: &[&str]) -> (String, bool) {
             "cancel" => {
                 let cancelled = store.cancel_watch(WatchId(number(words[1])));
                 unchanged = !cancelled;
-                if cancelled { "cancelled".into() } else { "not waiting".into() }
+                if cancelled {
+                    "cancelled".into()
+                } else {
+                    "not waiting".into()
+                }
             }
             "fired" => {
                 let fired: Vec<String> =
@@ -233,7 +237,9 @@ fn txn(store: &mut Store, words: &[&str]) -> Result<String, kv::StoreError> {
         .iter()
         .map(|op| match op {
             OpResponse::Get { kv } => format!("get {}", kv.as_ref().map_or("absent".into(), show)),
-            OpResponse::Put { prev } => format!("put (prev {})", prev.as_ref().map_or("absent".into(), |kv| format!("ver={}", kv.version))),
+            OpResponse::Put { prev } => {
+                format!("put (prev {})", prev.as_ref().map_or("absent".into(), |kv| format!("ver={}", kv.version)))
+            }
             OpResponse::Delete { deleted, .. } => format!("del {deleted}"),
         })
         .collect();
