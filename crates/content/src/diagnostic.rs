@@ -1,16 +1,19 @@
-//! Diagnostics: what the checker reports, in the shape of rustc's messages.
+//! Diagnostics: what the checker reports.
 //!
-//! Every diagnostic names a file, a 1-based line and column, a rule code,
-//! what is wrong and how to fix it. Checks push diagnostics into a
-//! [`Diagnostics`] list and keep going, so one run reports every problem.
+//! Every diagnostic names a file, a 1-based line and column, a stable rule
+//! name, and one message that says both what is wrong and how to fix it.
+//! Checks push diagnostics into a [`Diagnostics`] list and keep going, so one
+//! run reports every problem instead of stopping at the first.
 
 use std::fmt;
 use std::ops::Range;
 
+use serde::Serialize;
+
 /// A file the checker read, kept so byte offsets can become line and column.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
-    /// The path as shown to the author, e.g. `exercises/ownership-election/quizzes/x.toml`.
+    /// The path as shown to the author, e.g. `ownership-election/quizzes/x.toml`.
     pub display_path: String,
     /// The whole text of the file.
     pub text: String,
@@ -19,7 +22,10 @@ pub struct SourceFile {
 impl SourceFile {
     /// Wraps a file's text with the path to show in messages.
     pub fn new(display_path: impl Into<String>, text: impl Into<String>) -> Self {
-        Self { display_path: display_path.into(), text: text.into() }
+        Self {
+            display_path: display_path.into(),
+            text: text.into(),
+        }
     }
 
     /// The 1-based line and column (counted in characters) of a byte offset.
@@ -39,7 +45,11 @@ impl SourceFile {
     /// A location at a byte offset in this file.
     pub fn location(&self, byte_offset: usize) -> Location {
         let (line, column) = self.line_column(byte_offset);
-        Location { display_path: self.display_path.clone(), line, column }
+        Location {
+            file: self.display_path.clone(),
+            line,
+            column,
+        }
     }
 
     /// A location at the start of a span in this file.
@@ -49,10 +59,10 @@ impl SourceFile {
 }
 
 /// Where a diagnostic points.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
     /// The file, as shown to the author.
-    pub display_path: String,
+    pub file: String,
     /// 1-based line.
     pub line: usize,
     /// 1-based column, in characters.
@@ -60,35 +70,45 @@ pub struct Location {
 }
 
 impl Location {
-    /// The start of a file, for problems that belong to the file as a whole
-    /// (it is missing, it cannot be read).
-    pub fn file_start(display_path: impl Into<String>) -> Self {
-        Self { display_path: display_path.into(), line: 1, column: 1 }
+    /// The start of a file, for problems that belong to the file as a whole.
+    pub fn file_start(file: impl Into<String>) -> Self {
+        Self {
+            file: file.into(),
+            line: 1,
+            column: 1,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{}:{}:{}", self.file, self.line, self.column)
     }
 }
 
 /// One problem found in the content.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Diagnostic {
-    /// A short, stable rule name such as `unknown-field`; AUTHORING.md lists them.
-    pub rule: &'static str,
-    /// What is wrong, as one sentence without a final period.
+    /// The file, relative to the lesson directory's parent.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// What is wrong, then `; `, then how to fix it.
     pub message: String,
-    /// Where it is.
-    pub location: Location,
-    /// How to fix it.
-    pub help: String,
+    /// A short, stable rule name such as `unknown-field`, for tooling and AUTHORING.md.
+    pub rule: &'static str,
 }
 
 impl fmt::Display for Diagnostic {
+    /// The one-line form editors and terminals understand: `path:line:col: error: message`.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(formatter, "error[{}]: {}", self.rule, self.message)?;
-        writeln!(
+        write!(
             formatter,
-            "  --> {}:{}:{}",
-            self.location.display_path, self.location.line, self.location.column
-        )?;
-        write!(formatter, "  help: {}", self.help)
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.column, self.message
+        )
     }
 }
 
@@ -99,15 +119,22 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
-    /// Records a problem.
+    /// Records a problem: `problem` says what is wrong, `fix` how to fix it.
     pub fn error(
         &mut self,
         rule: &'static str,
         location: Location,
-        message: impl Into<String>,
-        help: impl Into<String>,
+        problem: impl AsRef<str>,
+        fix: impl AsRef<str>,
     ) {
-        self.items.push(Diagnostic { rule, message: message.into(), location, help: help.into() });
+        let message = format!("{}; {}", problem.as_ref(), fix.as_ref());
+        self.items.push(Diagnostic {
+            file: location.file,
+            line: location.line,
+            column: location.column,
+            message,
+            rule,
+        });
     }
 
     /// True when nothing was reported.
@@ -120,26 +147,12 @@ impl Diagnostics {
         self.items.len()
     }
 
-    /// The problems, sorted by file, line and column so the report reads top to bottom.
+    /// The problems sorted by file, line and column so a report reads top to
+    /// bottom; exact repeats (a TOML parser can report one spot twice) are dropped.
     pub fn into_sorted(mut self) -> Vec<Diagnostic> {
-        self.items.sort_by(|left, right| left.location.cmp(&right.location));
+        self.items.sort();
+        self.items.dedup();
         self.items
-    }
-
-    /// Renders every problem and a closing count, the way the command prints them.
-    pub fn render(self) -> String {
-        let items = self.into_sorted();
-        let mut report = String::new();
-        for item in &items {
-            report.push_str(&item.to_string());
-            report.push_str("\n\n");
-        }
-        match items.len() {
-            0 => report.push_str("ok: no problems found\n"),
-            1 => report.push_str("error: 1 problem found\n"),
-            count => report.push_str(&format!("error: {count} problems found\n")),
-        }
-        report
     }
 }
 
@@ -148,12 +161,27 @@ pub fn closest_name<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
         .map(|candidate| (edit_distance(name, candidate), *candidate))
+        // Allow about one edit per three characters: enough for typos and a
+        // missing plural `s`, not so many that unrelated names are suggested.
         .filter(|(distance, candidate)| *distance <= candidate.len().max(name.len()) / 3 + 1)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
 }
 
-/// Levenshtein distance, case-insensitive: small names, so the quadratic table is fine.
+/// The help text for an unknown name: a suggestion if one is close, else the list.
+pub fn suggestion_or_list(name: &str, candidates: &[&str], quote: &str) -> String {
+    let listed = candidates
+        .iter()
+        .map(|candidate| format!("{quote}{candidate}{quote}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match closest_name(name, candidates) {
+        Some(suggestion) => format!("did you mean {quote}{suggestion}{quote}? (allowed: {listed})"),
+        None => format!("use one of {listed}"),
+    }
+}
+
+/// Levenshtein distance, case-insensitive: names are short, so the quadratic table is fine.
 fn edit_distance(left: &str, right: &str) -> usize {
     let left: Vec<char> = left.to_lowercase().chars().collect();
     let right: Vec<char> = right.to_lowercase().chars().collect();
@@ -187,7 +215,39 @@ mod tests {
 
     #[test]
     fn suggests_close_names_only() {
-        assert_eq!(closest_name("distractor", &["distractors", "prompt"]), Some("distractors"));
-        assert_eq!(closest_name("zzzz", &["distractors", "prompt"]), None);
+        let candidates = ["distractors", "prompt", "answer"];
+        for (name, expected) in [
+            ("distractor", Some("distractors")),
+            ("promt", Some("prompt")),
+            ("Answer", Some("answer")),
+            ("zzzz", None),
+        ] {
+            assert_eq!(closest_name(name, &candidates), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn message_joins_problem_and_fix() {
+        let mut diagnostics = Diagnostics::default();
+        diagnostics.error("rule", Location::file_start("b"), "second", "fix it");
+        diagnostics.error(
+            "rule",
+            Location {
+                file: "a".into(),
+                line: 2,
+                column: 1,
+            },
+            "first",
+            "fix it",
+        );
+        let sorted = diagnostics.into_sorted();
+        let lines: Vec<String> = sorted.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                "a:2:1: error: first; fix it",
+                "b:1:1: error: second; fix it"
+            ]
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Reading TOML with positions.
 //!
-//! We parse with `toml`'s span-preserving document (`toml::de::DeTable`)
+//! We read TOML through `toml`'s span-preserving document (`toml::de::DeTable`)
 //! instead of deriving `Deserialize`, because serde stops at the first error
 //! and loses positions, while authors need every problem, each with a line
 //! and column. [`TableView`] wraps one table and turns "missing", "wrong
@@ -13,7 +13,8 @@ use toml::Spanned;
 
 use crate::diagnostic::{closest_name, Diagnostics, SourceFile};
 
-/// Parses a whole TOML file, reporting every syntax error it can recover from.
+/// Parses a whole TOML file. On syntax errors, reports each one and returns
+/// `None`: checking the fields of a half-parsed file would only add noise.
 pub fn parse_document<'i>(
     file: &'i SourceFile,
     diagnostics: &mut Diagnostics,
@@ -27,14 +28,14 @@ pub fn parse_document<'i>(
         diagnostics.error(
             "toml-syntax",
             file.location(offset),
-            format!("this is not valid TOML: {}", error.message().trim_end()),
-            "fix the TOML syntax here; strings need quotes, and each key may appear once per table",
+            format!("invalid TOML: {}", error.message().trim_end()),
+            "fix the syntax here (strings need double quotes, arrays need commas and a closing `]`, a key may appear once per table)",
         );
     }
     None
 }
 
-/// A short name for the kind of a TOML value, for "found ..." in messages.
+/// A short name for the kind of a TOML value, for "but it is ..." in messages.
 pub fn kind_name(value: &DeValue<'_>) -> &'static str {
     match value {
         DeValue::String(_) => "a string",
@@ -61,8 +62,26 @@ pub struct SpannedText {
 pub enum OneOrMany {
     /// Written as a string.
     One(SpannedText),
-    /// Written as an array (possibly of one element).
+    /// Written as an array (possibly of one element), with the array's span.
     Many(Vec<SpannedText>, Range<usize>),
+}
+
+impl OneOrMany {
+    /// The strings, whichever way they were written.
+    pub fn items(&self) -> Vec<SpannedText> {
+        match self {
+            OneOrMany::One(text) => vec![text.clone()],
+            OneOrMany::Many(texts, _) => texts.clone(),
+        }
+    }
+
+    /// Where the whole value is written.
+    pub fn span(&self) -> Range<usize> {
+        match self {
+            OneOrMany::One(text) => text.span.clone(),
+            OneOrMany::Many(_, span) => span.clone(),
+        }
+    }
 }
 
 /// One TOML table being read, with the dotted prefix of its keys for messages.
@@ -73,37 +92,48 @@ pub struct TableView<'a, 'i> {
     pub table: &'a DeTable<'i>,
     /// Where the table starts, for "missing field" errors.
     pub span: Range<usize>,
-    /// The dotted path of this table from the thing being described, e.g. `prompt.`.
+    /// The dotted path of this table's keys, e.g. `prompt.`; empty at the top.
     pub key_prefix: String,
-    /// Names the thing the table belongs to in messages, e.g. `question 2`.
+    /// Names the thing the table describes in messages, e.g. `question 2`.
     pub owner: String,
 }
 
 impl<'a, 'i> TableView<'a, 'i> {
+    /// A view of a whole document.
+    pub fn root(file: &'a SourceFile, table: &'a DeTable<'i>, owner: impl Into<String>) -> Self {
+        Self {
+            file,
+            table,
+            span: 0..0,
+            key_prefix: String::new(),
+            owner: owner.into(),
+        }
+    }
+
     /// Reports every key not in `allowed`, suggesting the closest allowed name.
-    pub fn check_keys(&self, allowed: &[&str], diagnostics: &mut Diagnostics, extra_help: &str) {
+    pub fn check_keys(&self, allowed: &[&str], diagnostics: &mut Diagnostics) {
         for (key, _) in self.table.iter() {
             let name: &str = key.get_ref();
             if allowed.contains(&name) {
                 continue;
             }
-            let listed = allowed
-                .iter()
-                .map(|allowed_name| format!("`{}{allowed_name}`", self.key_prefix))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let help = match closest_name(name, allowed) {
-                Some(suggestion) => format!(
-                    "did you mean `{}{suggestion}`? The fields allowed here are {listed}{extra_help}",
-                    self.key_prefix
-                ),
-                None => format!("remove it; the fields allowed here are {listed}{extra_help}"),
+            let prefix = &self.key_prefix;
+            let fix = match closest_name(name, allowed) {
+                Some(suggestion) => format!("did you mean `{prefix}{suggestion}`?"),
+                None => {
+                    let listed = allowed
+                        .iter()
+                        .map(|allowed_name| format!("`{prefix}{allowed_name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    format!("remove it; the fields allowed here are {listed}")
+                }
             };
             diagnostics.error(
                 "unknown-field",
                 self.file.location_of(&key.span()),
-                format!("unknown field `{}{name}` in {}", self.key_prefix, self.owner),
-                help,
+                format!("{} has an unknown field `{prefix}{name}`", self.owner),
+                fix,
             );
         }
     }
@@ -113,12 +143,18 @@ impl<'a, 'i> TableView<'a, 'i> {
         self.table.get(key)
     }
 
+    /// The span of a key's value, or of the table when the key is absent.
+    pub fn span_of(&self, key: &str) -> Range<usize> {
+        self.get(key)
+            .map_or(self.span.clone(), |value| value.span())
+    }
+
     fn report_missing(&self, key: &str, example: &str, diagnostics: &mut Diagnostics) {
         diagnostics.error(
             "missing-field",
             self.file.location_of(&self.span),
             format!("{} has no `{}{key}`", self.owner, self.key_prefix),
-            format!("add it, for example: {}{key} = {example}", self.key_prefix),
+            format!("add it, for example `{}{key} = {example}`", self.key_prefix),
         );
     }
 
@@ -134,12 +170,12 @@ impl<'a, 'i> TableView<'a, 'i> {
             "wrong-type",
             self.file.location_of(&found.span()),
             format!(
-                "`{}{key}` in {} must be {expected}, found {}",
+                "`{}{key}` in {} must be {expected}, but it is {}",
                 self.key_prefix,
                 self.owner,
                 kind_name(found.get_ref())
             ),
-            format!("write it as {}{key} = {example}", self.key_prefix),
+            format!("write it as `{}{key} = {example}`", self.key_prefix),
         );
     }
 
@@ -151,22 +187,21 @@ impl<'a, 'i> TableView<'a, 'i> {
         diagnostics: &mut Diagnostics,
     ) -> Option<SpannedText> {
         let example = "\"...\"";
-        match self.get(key) {
-            None => {
-                if required {
-                    self.report_missing(key, example, diagnostics);
-                }
+        let Some(value) = self.get(key) else {
+            if required {
+                self.report_missing(key, example, diagnostics);
+            }
+            return None;
+        };
+        match value.get_ref() {
+            DeValue::String(text) => Some(SpannedText {
+                text: text.to_string(),
+                span: value.span(),
+            }),
+            _ => {
+                self.report_wrong_type(key, "a string", value, example, diagnostics);
                 None
             }
-            Some(value) => match value.get_ref() {
-                DeValue::String(text) => {
-                    Some(SpannedText { text: text.to_string(), span: value.span() })
-                }
-                _ => {
-                    self.report_wrong_type(key, "a string", value, example, diagnostics);
-                    None
-                }
-            },
         }
     }
 
@@ -178,27 +213,17 @@ impl<'a, 'i> TableView<'a, 'i> {
         diagnostics: &mut Diagnostics,
     ) -> Option<Vec<SpannedText>> {
         let example = "[\"...\", \"...\"]";
-        match self.get(key) {
-            None => {
-                if required {
-                    self.report_missing(key, example, diagnostics);
-                }
-                None
+        let Some(value) = self.get(key) else {
+            if required {
+                self.report_missing(key, example, diagnostics);
             }
-            Some(value) => {
-                let parsed = string_items(value);
-                if parsed.is_none() {
-                    self.report_wrong_type(
-                        key,
-                        "an array of strings",
-                        value,
-                        example,
-                        diagnostics,
-                    );
-                }
-                parsed
-            }
+            return None;
+        };
+        let parsed = string_items(value);
+        if parsed.is_none() {
+            self.report_wrong_type(key, "an array of strings", value, example, diagnostics);
         }
+        parsed
     }
 
     /// A field that is a string or an array of strings.
@@ -208,108 +233,125 @@ impl<'a, 'i> TableView<'a, 'i> {
         required: bool,
         diagnostics: &mut Diagnostics,
     ) -> Option<OneOrMany> {
-        let example = "\"...\" (one correct answer) or [\"...\", \"...\"] (several)";
-        match self.get(key) {
+        let Some(value) = self.get(key) else {
+            if required {
+                self.report_missing(key, "\"...\"", diagnostics);
+            }
+            return None;
+        };
+        if let DeValue::String(text) = value.get_ref() {
+            return Some(OneOrMany::One(SpannedText {
+                text: text.to_string(),
+                span: value.span(),
+            }));
+        }
+        match string_items(value) {
+            Some(items) => Some(OneOrMany::Many(items, value.span())),
             None => {
-                if required {
-                    self.report_missing(key, example, diagnostics);
-                }
+                let expected = "a string or an array of strings";
+                self.report_wrong_type(key, expected, value, "\"...\"", diagnostics);
                 None
             }
-            Some(value) => match value.get_ref() {
-                DeValue::String(text) => {
-                    Some(OneOrMany::One(SpannedText { text: text.to_string(), span: value.span() }))
-                }
-                _ => match string_items(value) {
-                    Some(items) => Some(OneOrMany::Many(items, value.span())),
-                    None => {
-                        self.report_wrong_type(
-                            key,
-                            "a string or an array of strings",
-                            value,
-                            example,
-                            diagnostics,
-                        );
-                        None
-                    }
-                },
-            },
         }
     }
 
     /// A boolean field.
-    pub fn boolean(&self, key: &str, required: bool, diagnostics: &mut Diagnostics) -> Option<bool> {
-        match self.get(key) {
-            None => {
-                if required {
-                    self.report_missing(key, "true", diagnostics);
-                }
-                None
-            }
-            Some(value) => match value.get_ref() {
-                DeValue::Boolean(flag) => Some(*flag),
-                _ => {
-                    self.report_wrong_type(key, "true or false", value, "true", diagnostics);
-                    None
-                }
-            },
-        }
-    }
-
-    /// A non-negative integer field.
-    pub fn count(
-        &self,
-        key: &str,
-        diagnostics: &mut Diagnostics,
-    ) -> Option<(usize, Range<usize>)> {
-        let value = self.get(key)?;
-        let parsed = match value.get_ref() {
-            DeValue::Integer(integer) => integer
-                .as_str()
-                .replace('_', "")
-                .parse::<usize>()
-                .ok(),
-            _ => None,
-        };
-        if parsed.is_none() {
-            self.report_wrong_type(key, "a whole number from 0 up", value, "0", diagnostics);
-        }
-        parsed.map(|number| (number, value.span()))
-    }
-
-    /// A sub-table field, as a view of its own.
-    pub fn table(
+    pub fn boolean(
         &self,
         key: &str,
         required: bool,
         diagnostics: &mut Diagnostics,
-    ) -> Option<TableView<'a, 'i>> {
-        match self.get(key) {
-            None => {
-                if required {
-                    self.report_missing(key, "{ ... } (or dotted keys like `key.field = ...`)", diagnostics);
-                }
+    ) -> Option<bool> {
+        let Some(value) = self.get(key) else {
+            if required {
+                self.report_missing(key, "true", diagnostics);
+            }
+            return None;
+        };
+        match value.get_ref() {
+            DeValue::Boolean(flag) => Some(*flag),
+            _ => {
+                self.report_wrong_type(key, "true or false", value, "true", diagnostics);
                 None
             }
-            Some(value) => match value.get_ref() {
-                DeValue::Table(table) => Some(TableView {
-                    file: self.file,
-                    table,
-                    span: value.span(),
-                    key_prefix: format!("{}{key}.", self.key_prefix),
-                    owner: self.owner.clone(),
-                }),
-                _ => {
-                    self.report_wrong_type(
-                        key,
-                        "a table",
-                        value,
-                        &format!("... (use dotted keys, e.g. {}{key}.prompt = \"...\")", self.key_prefix),
-                        diagnostics,
-                    );
-                    None
-                }
-            },
+        }
+    }
+
+    /// An optional non-negative integer field, with its span.
+    pub fn count(&self, key: &str, diagnostics: &mut Diagnostics) -> Option<(usize, Range<usize>)> {
+        let value = self.get(key)?;
+        let DeValue::Integer(integer) = value.get_ref() else {
+            self.report_wrong_type(key, "a whole number from 0 up", value, "0", diagnostics);
+            return None;
+        };
+        let written = integer.as_str().replace('_', "");
+        let parsed = if integer.radix() == 10 {
+            written.parse::<usize>().ok()
+        } else {
+            None
+        };
+        if parsed.is_none() {
+            diagnostics.error(
+                "wrong-type",
+                self.file.location_of(&value.span()),
+                format!(
+                    "`{}{key}` in {} must be a whole number from 0 up, but it is {written}",
+                    self.key_prefix, self.owner
+                ),
+                format!(
+                    "write it as `{}{key} = 0` or another number from 0 up",
+                    self.key_prefix
+                ),
+            );
+        }
+        parsed.map(|number| (number, value.span()))
+    }
+
+    /// A sub-table field, as a view of its own. `example_field` names one of
+    /// its fields, to show the author how to write the table.
+    pub fn table(
+        &self,
+        key: &str,
+        example_field: &str,
+        required: bool,
+        diagnostics: &mut Diagnostics,
+    ) -> Option<TableView<'a, 'i>> {
+        let Some(value) = self.get(key) else {
+            if required {
+                diagnostics.error(
+                    "missing-field",
+                    self.file.location_of(&self.span),
+                    format!("{} has no `{}{key}` table", self.owner, self.key_prefix),
+                    format!(
+                        "add it with dotted keys, for example `{}{key}.{example_field} = \"...\"`",
+                        self.key_prefix
+                    ),
+                );
+            }
+            return None;
+        };
+        match value.get_ref() {
+            DeValue::Table(table) => Some(TableView {
+                file: self.file,
+                table,
+                span: value.span(),
+                key_prefix: format!("{}{key}.", self.key_prefix),
+                owner: self.owner.clone(),
+            }),
+            _ => {
+                diagnostics.error(
+                    "wrong-type",
+                    self.file.location_of(&value.span()),
+                    format!(
+                        "`{}{key}` in {} must be a table, but it is {}",
+                        self.key_prefix,
+                        self.owner,
+                        kind_name(value.get_ref())
+                    ),
+                    format!("write its fields as dotted keys, for example `{}{key}.{example_field} = \"...\"`", self.key_prefix),
+                );
+                None
+            }
         }
     }
 }
@@ -322,8 +364,67 @@ fn string_items(value: &Spanned<DeValue<'_>>) -> Option<Vec<SpannedText>> {
     items
         .iter()
         .map(|item| match item.get_ref() {
-            DeValue::String(text) => Some(SpannedText { text: text.to_string(), span: item.span() }),
+            DeValue::String(text) => Some(SpannedText {
+                text: text.to_string(),
+                span: item.span(),
+            }),
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diagnostics_of(
+        text: &str,
+        read: impl Fn(&TableView<'_, '_>, &mut Diagnostics),
+    ) -> Vec<String> {
+        let file = SourceFile::new("f.toml", text);
+        let mut diagnostics = Diagnostics::default();
+        if let Some(document) = parse_document(&file, &mut diagnostics) {
+            let view = TableView::root(&file, document.get_ref(), "the file");
+            read(&view, &mut diagnostics);
+        }
+        diagnostics
+            .into_sorted()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        let found = diagnostics_of("a = 1\nb = \"open\n", |_, _| {});
+        assert!(!found.is_empty());
+        // The parser reports an unclosed string where the line ends.
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("f.toml:2:10: error: invalid TOML: invalid basic string"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_point_at_the_key_and_suggest() {
+        let found = diagnostics_of("titel = \"x\"\n", |view, diagnostics| {
+            view.check_keys(&["title", "summary"], diagnostics);
+        });
+        assert_eq!(
+            found,
+            ["f.toml:1:1: error: the file has an unknown field `titel`; did you mean `title`?"]
+        );
+    }
+
+    #[test]
+    fn wrong_types_point_at_the_value() {
+        let found = diagnostics_of("flag = \"yes\"\n", |view, diagnostics| {
+            view.boolean("flag", true, diagnostics);
+        });
+        assert_eq!(
+            found,
+            ["f.toml:1:8: error: `flag` in the file must be true or false, but it is a string; write it as `flag = true`"]
+        );
+    }
 }

@@ -1,0 +1,261 @@
+//! An exercise folder: `exercise.toml`, `README.md`, `starter.js`, `solution.js`.
+//!
+//! The checker reads the files and compares the exports listed in
+//! `exercise.toml` with what the two JavaScript files declare. That check is
+//! textual on purpose: it is cheap and catches a renamed function at once,
+//! while running the code belongs to the grader.
+
+use serde::Serialize;
+
+use crate::diagnostic::{Diagnostics, Location, SourceFile};
+use crate::files::LessonFiles;
+use crate::readme::{read_readme, Readme};
+use crate::toml_reader::{parse_document, SpannedText, TableView};
+
+/// One exercise.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Exercise {
+    /// The folder name, which `{{#exercise NAME}}` refers to.
+    pub name: String,
+    /// The exercise's title.
+    pub title: String,
+    /// The name the learner's module has in the editor, e.g. `lock.js`.
+    pub file: String,
+    /// The functions the learner's module must export.
+    pub exports: Vec<String>,
+    /// The README, split into instructions and hints.
+    pub readme: Readme,
+    /// The code the learner starts from.
+    pub starter: String,
+    /// The reference solution. Never rendered into the page.
+    pub solution: String,
+}
+
+const EXERCISE_KEYS: &[&str] = &["title", "file", "exports"];
+
+/// True for a folder name an exercise may have.
+fn is_exercise_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|character| {
+            character.is_ascii_lowercase() || character.is_ascii_digit() || character == '-'
+        })
+}
+
+/// True for a JavaScript identifier made of ASCII letters, digits, `_` and `$`.
+fn is_identifier(name: &str) -> bool {
+    let mut characters = name.chars();
+    let first_ok = characters
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_' || first == '$');
+    first_ok
+        && characters.all(|character| {
+            character.is_ascii_alphanumeric() || character == '_' || character == '$'
+        })
+}
+
+/// True if `source` has a line declaring `name` as `export function`,
+/// `export async function` or `export const`.
+pub fn declares_export(source: &str, name: &str) -> bool {
+    source.lines().any(|line| {
+        let words: Vec<&str> = line
+            .split(|character: char| {
+                !(character.is_ascii_alphanumeric() || character == '_' || character == '$')
+            })
+            .filter(|word| !word.is_empty())
+            .collect();
+        matches!(
+            words.as_slice(),
+            ["export", "function", declared, ..]
+                | ["export", "async", "function", declared, ..]
+                | ["export", "const", declared, ..]
+                if *declared == name
+        ) && line.trim_start().starts_with("export")
+    })
+}
+
+/// Loads and checks the exercise `name`, embedded at `referenced_at`.
+pub fn read_exercise(
+    files: &LessonFiles,
+    name: &str,
+    referenced_at: &Location,
+    diagnostics: &mut Diagnostics,
+) -> Option<Exercise> {
+    if !is_exercise_name(name) {
+        diagnostics.error(
+            "invalid-value",
+            referenced_at.clone(),
+            format!("`{name}` is not a valid exercise name"),
+            "name the exercise after its folder, using lowercase letters, digits and hyphens, e.g. `{{#exercise lock}}`",
+        );
+        return None;
+    }
+    let manifest_path = format!("{name}/exercise.toml");
+    let manifest = files.read(
+        &manifest_path,
+        referenced_at,
+        &format!("create the folder `{name}/` with exercise.toml, README.md, starter.js and solution.js, or correct the name"),
+        diagnostics,
+    )?;
+    let mut exercise = Exercise {
+        name: name.to_string(),
+        title: String::new(),
+        file: String::new(),
+        exports: Vec::new(),
+        readme: Readme {
+            instructions: String::new(),
+            hints: Vec::new(),
+        },
+        starter: String::new(),
+        solution: String::new(),
+    };
+    let export_names = read_metadata(&manifest, &mut exercise, diagnostics);
+
+    let manifest_start = Location::file_start(&manifest.display_path);
+    let read_part = |file_name: &str, purpose: &str, diagnostics: &mut Diagnostics| {
+        files.read(
+            &format!("{name}/{file_name}"),
+            &manifest_start,
+            &format!("add `{name}/{file_name}`: {purpose}"),
+            diagnostics,
+        )
+    };
+    if let Some(readme) = read_part("README.md", "the instructions and hints", diagnostics) {
+        exercise.readme = read_readme(&readme, diagnostics);
+    }
+    let starter = read_part(
+        "starter.js",
+        "the code the learner starts from",
+        diagnostics,
+    );
+    let solution = read_part(
+        "solution.js",
+        "a reference solution that passes the grader",
+        diagnostics,
+    );
+    for source in [&starter, &solution].into_iter().flatten() {
+        check_exports(source, &export_names, diagnostics);
+    }
+    exercise.starter = starter.map(|file| file.text).unwrap_or_default();
+    exercise.solution = solution.map(|file| file.text).unwrap_or_default();
+    Some(exercise)
+}
+
+/// Reads `exercise.toml` into `exercise`; returns the export names with their spans.
+fn read_metadata(
+    file: &SourceFile,
+    exercise: &mut Exercise,
+    diagnostics: &mut Diagnostics,
+) -> Vec<SpannedText> {
+    let Some(document) = parse_document(file, diagnostics) else {
+        return Vec::new();
+    };
+    let root = TableView::root(file, document.get_ref(), "exercise.toml");
+    root.check_keys(EXERCISE_KEYS, diagnostics);
+    if let Some(title) = root.string("title", true, diagnostics) {
+        if title.text.trim().is_empty() {
+            diagnostics.error(
+                "empty-text",
+                file.location_of(&title.span),
+                "`title` in exercise.toml is empty",
+                "write the exercise's title",
+            );
+        }
+        exercise.title = title.text;
+    }
+    if let Some(module) = root.string("file", true, diagnostics) {
+        let bare_js =
+            module.text.ends_with(".js") && module.text.len() > 3 && !module.text.contains('/');
+        if !bare_js {
+            diagnostics.error(
+                "invalid-value",
+                file.location_of(&module.span),
+                format!("`file` is \"{}\", not a JavaScript file name", module.text),
+                "name the learner's module, e.g. `file = \"lock.js\"`",
+            );
+        }
+        exercise.file = module.text;
+    }
+    let Some(exports) = root.string_array("exports", true, diagnostics) else {
+        return Vec::new();
+    };
+    if exports.is_empty() {
+        diagnostics.error(
+            "missing-field",
+            file.location_of(&root.span_of("exports")),
+            "`exports` in exercise.toml is empty",
+            "list the functions the learner's module exports, e.g. `exports = [\"tryLock\", \"unlock\"]`",
+        );
+    }
+    let mut valid = Vec::new();
+    for export in exports {
+        if !is_identifier(&export.text) {
+            diagnostics.error(
+                "invalid-value",
+                file.location_of(&export.span),
+                format!("the export \"{}\" is not a JavaScript name", export.text),
+                "use the function's name, such as \"tryLock\"",
+            );
+        } else if valid
+            .iter()
+            .any(|seen: &SpannedText| seen.text == export.text)
+        {
+            diagnostics.error(
+                "duplicate-export",
+                file.location_of(&export.span),
+                format!("the export `{}` is listed twice", export.text),
+                "list each export once",
+            );
+        } else {
+            valid.push(export);
+        }
+    }
+    exercise.exports = valid.iter().map(|export| export.text.clone()).collect();
+    valid
+}
+
+fn check_exports(source: &SourceFile, exports: &[SpannedText], diagnostics: &mut Diagnostics) {
+    for export in exports {
+        if !declares_export(&source.text, &export.text) {
+            let name = &export.text;
+            diagnostics.error(
+                "missing-export",
+                Location::file_start(&source.display_path),
+                format!("the file does not export `{name}`, which exercise.toml lists"),
+                format!("declare it as `export function {name}(...)`, `export async function {name}(...)` or `export const {name} = ...`"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_export_declarations() {
+        for (source, expected) in [
+            ("export function lock(ctx) {}", true),
+            ("export async function lock(ctx) {}", true),
+            ("export const lock = async (ctx) => {};", true),
+            ("  export function lock() {}", true),
+            ("export function lockAll() {}", false),
+            ("function lock() {}", false),
+            ("// call lock() then export", false),
+            ("export { lock };", false),
+        ] {
+            assert_eq!(declares_export(source, "lock"), expected, "{source}");
+        }
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert!(is_exercise_name("cas") && is_exercise_name("fencing-2"));
+        assert!(!is_exercise_name("Lock") && !is_exercise_name("../x") && !is_exercise_name(""));
+        assert!(
+            is_identifier("tryLock")
+                && is_identifier("$x")
+                && !is_identifier("2x")
+                && !is_identifier("a-b")
+        );
+    }
+}
