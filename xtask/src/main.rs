@@ -21,6 +21,7 @@ tasks:
   serve [--port N] build, then serve the lesson on http://127.0.0.1:N (default 8080)
   test             run every test: Rust, wasm (Node and Chromium), node and browser end-to-end
   bench            print size figures for the built page and wasm module
+  check            check the lesson's content (every error, with file:line:col)
 ";
 
 fn main() -> ExitCode {
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         "build" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
         "serve" => serve::run(rest),
         "test" => test::run(rest),
+        "check" => cmd::run(cmd::command("cargo", &["run", "--quiet", "-p", "content", "--", "check", "exercises/ownership-election"])),
         "bench" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");

@@ -11,6 +11,9 @@ use lock::LockVariant;
 fn main() {
     let options = GradeOptions { seeds: 1_000, ..GradeOptions::default() };
     bench_lock(&options);
+    bench_cas(&options);
+    bench_traced(&grader::lease::LeaseExercise, &mut |case| grader::lease::run_rust(lease::LeaseVariant::Reference, case), &options);
+    bench_traced(&grader::fencing::FencingExercise, &mut |case| grader::fencing::run_rust(lease::FencingVariant::Reference, case), &options);
 }
 
 fn bench_lock(options: &GradeOptions) {
@@ -24,6 +27,69 @@ fn bench_lock(options: &GradeOptions) {
             let execution = run_rust(LockVariant::Reference, case);
             runs += 1;
             calls += execution.trace.iter().filter(|event| matches!(event.happening, sim::Happening::Invoke { .. })).count() as u64;
+            execution
+        },
+        options,
+    );
+    let seconds = started.elapsed().as_secs_f64();
+    assert!(report.passed(), "the reference must pass: {report:?}");
+    println!(
+        "{:<8} {:>6} schedules in {:>7.1} ms: {:>9.0} schedules/s, {:>10.0} store calls/s (suite of {} tests)",
+        exercise.name(),
+        runs,
+        seconds * 1e3,
+        runs as f64 / seconds,
+        calls as f64 / seconds,
+        report.tests.len()
+    );
+}
+
+/// The cas suite: sequences (scenarios and random) per second, and store
+/// operations per second, each graded against kv (the bulk of the cost).
+fn bench_cas(options: &GradeOptions) {
+    let exercise = grader::cas::CasExercise;
+    let mut sequences = 0u64;
+    let mut operations = 0u64;
+    let started = Instant::now();
+    let report = grade(
+        &exercise,
+        &mut |case| {
+            sequences += 1;
+            operations += case.workload.store_ops() as u64;
+            grader::cas::run_rust(grader::cas::CasVariant::Reference, case)
+        },
+        options,
+    );
+    let seconds = started.elapsed().as_secs_f64();
+    assert!(report.passed(), "the reference must pass: {report:?}");
+    println!(
+        "{:<8} {:>6} sequences in {:>7.1} ms: {:>9.0} sequences/s, {:>10.0} store ops/s (suite of {} tests)",
+        exercise.name(),
+        sequences,
+        seconds * 1e3,
+        sequences as f64 / seconds,
+        operations as f64 / seconds,
+        report.tests.len()
+    );
+}
+
+/// A suite whose runs go through the kernel (lease, fencing): schedules per
+/// second and store calls per second. Sleeps (including every unit of
+/// leader work) are not store calls and are not counted.
+fn bench_traced<E: Exercise>(exercise: &E, run: &mut dyn FnMut(&grader::Case<E::Workload>) -> grader::Execution, options: &GradeOptions) {
+    let mut runs = 0u64;
+    let mut calls = 0u64;
+    let started = Instant::now();
+    let report = grade(
+        exercise,
+        &mut |case| {
+            let execution = run(case);
+            runs += 1;
+            calls += execution
+                .trace
+                .iter()
+                .filter(|event| matches!(&event.happening, sim::Happening::Invoke { request, .. } if request.is_store_call()))
+                .count() as u64;
             execution
         },
         options,

@@ -13,6 +13,10 @@ use sim::{Ending, Plan, SimLimits, TraceEvent};
 
 use crate::report::{Counterexample, Status, SuiteReport, TestReport, Violation};
 
+/// The invariant every exercise reports when the learner's code failed to run.
+pub const NO_ERRORS: &str = "no-errors";
+const NO_ERRORS_SHRINK_ATTEMPTS_MAX: u32 = 4;
+
 /// One run to make: a plan of faults and a workload for the processes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -186,7 +190,11 @@ pub fn minimize<E: Exercise>(
         smaller.extend(sim::shrink::plan_candidates(&case.plan).into_iter().map(|plan| Case { plan, ..case.clone() }));
         smaller
     };
-    let shrunk = sim::shrink::shrink(case, options.shrink_attempts_max, candidates, |candidate| {
+    // A crash of the learner's code (a throw, an infinite loop, a memory
+    // bomb) tells its story without a minimal schedule, and such runs are the
+    // expensive ones: shrink them only a little.
+    let attempts_max = if invariant == NO_ERRORS { options.shrink_attempts_max.min(NO_ERRORS_SHRINK_ATTEMPTS_MAX) } else { options.shrink_attempts_max };
+    let shrunk = sim::shrink::shrink(case, attempts_max, candidates, |candidate| {
         let execution = run(candidate);
         match exercise.check(candidate, &execution) {
             Some(found) if found.invariant == invariant => {

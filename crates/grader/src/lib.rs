@@ -7,7 +7,11 @@
 //! known-buggy variants, and the learner's JavaScript, and give the same
 //! verdicts for the same trace.
 
+pub mod dynamic;
+pub mod fencing;
+pub mod cas;
 pub mod grade;
+pub mod lease;
 pub mod lock;
 pub mod report;
 pub mod timeline;

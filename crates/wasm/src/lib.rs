@@ -14,9 +14,13 @@
 //! Every exported `Result` turns into a thrown JS `Error` whose message says
 //! what was wrong and what to do instead.
 
+mod grading;
 mod js_types;
+mod sim_handle;
 mod store_handle;
 
+pub use grading::{case_from_token, grade_submission, render_counterexample};
+pub use sim_handle::SimHandle;
 pub use store_handle::WasmStore;
 
 use wasm_bindgen::prelude::*;

@@ -1,0 +1,343 @@
+//! What a cas test does: a sequence of store operations and clock advances,
+//! its compact text form for replay tokens, and the smaller sequences that
+//! shrinking tries.
+//!
+//! Versions are never written into a workload as numbers: a correct store
+//! may number its versions however it likes (from 1, from 100, in steps of
+//! 7), so an operation that passes a version names *where to take it from*:
+//! `version_of: Some(n)` means "the version in the answer to operation `n`",
+//! read from the answers of the very store under test. See
+//! [`super::answers::version_in`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::grade::WorkloadText;
+
+/// Operations in one workload, at most.
+pub const OPS_MAX: usize = 400;
+/// Key length, at most; keys use `a`–`z` and `0`–`9`.
+pub const KEY_BYTES_MAX: usize = 8;
+/// Value length, at most; values use `a`–`z` and `0`–`9`, and may be empty.
+pub const VALUE_BYTES_MAX: usize = 16;
+/// The longest TTL and the longest single clock advance: one day.
+pub const TTL_MS_MAX: u64 = 86_400_000;
+pub const ADVANCE_MS_MAX: u64 = 86_400_000;
+
+/// One step of a cas test. Serialized for the JavaScript runner as
+/// `{ "op": "get" | "cas" | "delete" | "advance", ... }` with camelCase fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+pub enum CasOp {
+    /// `store.get(key)`.
+    Get { key: String },
+    /// `store.compareAndSwap(key, nextValue, currentValue, { version, ttlMs })`.
+    #[serde(rename_all = "camelCase")]
+    Cas {
+        key: String,
+        next_value: String,
+        /// `None`: expect the key to be absent (`currentValue === null`).
+        current_value: Option<String>,
+        /// Pass `version`: the one found in the answer to this earlier operation.
+        version_of: Option<usize>,
+        ttl_ms: Option<u64>,
+    },
+    /// `store.delete(key, { version })`.
+    #[serde(rename_all = "camelCase")]
+    Delete { key: String, version_of: Option<usize> },
+    /// The clock moves `ms` forward; the store is not called.
+    Advance { ms: u64 },
+}
+
+impl CasOp {
+    /// The key a store operation touches; `None` for an advance.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            CasOp::Get { key } | CasOp::Cas { key, .. } | CasOp::Delete { key, .. } => Some(key),
+            CasOp::Advance { .. } => None,
+        }
+    }
+
+    pub fn version_of(&self) -> Option<usize> {
+        match self {
+            CasOp::Cas { version_of, .. } | CasOp::Delete { version_of, .. } => *version_of,
+            CasOp::Get { .. } | CasOp::Advance { .. } => None,
+        }
+    }
+
+    fn version_of_mut(&mut self) -> Option<&mut Option<usize>> {
+        match self {
+            CasOp::Cas { version_of, .. } | CasOp::Delete { version_of, .. } => Some(version_of),
+            CasOp::Get { .. } | CasOp::Advance { .. } => None,
+        }
+    }
+}
+
+/// The operations of one cas test, applied in order to a fresh store whose
+/// clock starts at 0 ms.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CasWorkload {
+    pub ops: Vec<CasOp>,
+}
+
+fn is_word(text: &str) -> bool {
+    text.bytes().all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit())
+}
+
+impl CasWorkload {
+    /// How many operations call the store (advances do not).
+    pub fn store_ops(&self) -> usize {
+        self.ops.iter().filter(|op| op.key().is_some()).count()
+    }
+
+    /// Checks the shape and the limits: names, values, TTLs, advances, and
+    /// that every `version_of` points to an earlier operation. (Whether that
+    /// operation's answer carries a version depends on the answers; the
+    /// reference run checks it, see [`super::answers::expected_answers`].)
+    pub fn check_shape(&self) -> Result<(), String> {
+        if self.ops.len() > OPS_MAX {
+            return Err(format!("the workload has {} operations; at most {OPS_MAX} are allowed", self.ops.len()));
+        }
+        for (index, op) in self.ops.iter().enumerate() {
+            if let Some(key) = op.key() {
+                if key.is_empty() || key.len() > KEY_BYTES_MAX || !is_word(key) {
+                    return Err(format!("operation {index}: key {key:?} must be 1 to {KEY_BYTES_MAX} of a-z, 0-9"));
+                }
+            }
+            if let Some(target) = op.version_of() {
+                if target >= index {
+                    return Err(format!("operation {index} takes its version from operation {target}, which does not come before it"));
+                }
+            }
+            match op {
+                CasOp::Cas { next_value, current_value, ttl_ms, .. } => {
+                    for value in std::iter::once(next_value).chain(current_value) {
+                        if value.len() > VALUE_BYTES_MAX || !is_word(value) {
+                            return Err(format!("operation {index}: value {value:?} must be at most {VALUE_BYTES_MAX} of a-z, 0-9"));
+                        }
+                    }
+                    if let Some(ttl_ms) = ttl_ms {
+                        if !(1..=TTL_MS_MAX).contains(ttl_ms) {
+                            return Err(format!("operation {index}: ttlMs {ttl_ms} must be from 1 to {TTL_MS_MAX}"));
+                        }
+                    }
+                }
+                CasOp::Advance { ms } if !(1..=ADVANCE_MS_MAX).contains(ms) => {
+                    return Err(format!("operation {index}: an advance of {ms} ms must be from 1 to {ADVANCE_MS_MAX} ms"));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The workload without operations `start..end`. A version taken from a
+    /// removed operation is dropped (the operation no longer compares
+    /// versions); later references move down.
+    pub fn without_range(&self, start: usize, end: usize) -> CasWorkload {
+        let removed = end - start;
+        let mut ops = Vec::with_capacity(self.ops.len() - removed);
+        for (index, op) in self.ops.iter().enumerate() {
+            if (start..end).contains(&index) {
+                continue;
+            }
+            let mut op = op.clone();
+            if let Some(version_of) = op.version_of_mut() {
+                *version_of = match *version_of {
+                    Some(target) if target >= end => Some(target - removed),
+                    Some(target) if target >= start => None,
+                    other => other,
+                };
+            }
+            ops.push(op);
+        }
+        CasWorkload { ops }
+    }
+
+    /// Smaller neighbours, most promising first: big chunks removed, then
+    /// single operations, then adjacent advances merged, advances halved,
+    /// and options (TTL, version) dropped. Candidates whose versions no
+    /// longer resolve are left out by the caller.
+    pub fn smaller(&self) -> Vec<CasWorkload> {
+        let length = self.ops.len();
+        let mut candidates = Vec::new();
+        let mut chunk = length.div_ceil(2);
+        while chunk >= 1 {
+            // From the end: what follows the first broken answer never matters.
+            let mut start = length.saturating_sub(chunk);
+            loop {
+                candidates.push(self.without_range(start, (start + chunk).min(length)));
+                if start == 0 {
+                    break;
+                }
+                start = start.saturating_sub(chunk);
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk = chunk.div_ceil(2).min(chunk - 1);
+        }
+        for index in 1..length {
+            if let (CasOp::Advance { ms: first }, CasOp::Advance { ms: second }) = (&self.ops[index - 1], &self.ops[index]) {
+                if first + second <= ADVANCE_MS_MAX {
+                    let mut merged = self.without_range(index, index + 1);
+                    merged.ops[index - 1] = CasOp::Advance { ms: first + second };
+                    candidates.push(merged);
+                }
+            }
+        }
+        for (index, op) in self.ops.iter().enumerate() {
+            let simpler = match op {
+                CasOp::Advance { ms } if *ms > 1 => vec![CasOp::Advance { ms: ms / 2 }],
+                CasOp::Cas { key, next_value, current_value, version_of, ttl_ms } => {
+                    let mut simpler = Vec::new();
+                    if version_of.is_some() {
+                        simpler.push(CasOp::Cas {
+                            key: key.clone(),
+                            next_value: next_value.clone(),
+                            current_value: current_value.clone(),
+                            version_of: None,
+                            ttl_ms: *ttl_ms,
+                        });
+                    }
+                    if ttl_ms.is_some() {
+                        simpler.push(CasOp::Cas {
+                            key: key.clone(),
+                            next_value: next_value.clone(),
+                            current_value: current_value.clone(),
+                            version_of: *version_of,
+                            ttl_ms: None,
+                        });
+                    }
+                    simpler
+                }
+                CasOp::Delete { key, version_of: Some(_) } => vec![CasOp::Delete { key: key.clone(), version_of: None }],
+                _ => Vec::new(),
+            };
+            for op in simpler {
+                let mut candidate = self.clone();
+                candidate.ops[index] = op;
+                candidates.push(candidate);
+            }
+        }
+        candidates
+    }
+}
+
+impl WorkloadText for CasWorkload {
+    /// Operations split by `,`: `ga` get a; `ca=x/~+1000` compareAndSwap("a",
+    /// "x", null, { ttlMs: 1000 }); `ca=y/x@3` compareAndSwap("a", "y", "x",
+    /// { version: <the version in answer 3> }); `da`, `da@3` delete; `t500`
+    /// the clock moves 500 ms. `~` is null; an empty value is written as nothing.
+    fn encode(&self) -> String {
+        let op = |op: &CasOp| match op {
+            CasOp::Get { key } => format!("g{key}"),
+            CasOp::Cas { key, next_value, current_value, version_of, ttl_ms } => {
+                let mut text = format!("c{key}={next_value}/{}", current_value.as_deref().unwrap_or("~"));
+                if let Some(target) = version_of {
+                    text.push_str(&format!("@{target}"));
+                }
+                if let Some(ttl_ms) = ttl_ms {
+                    text.push_str(&format!("+{ttl_ms}"));
+                }
+                text
+            }
+            CasOp::Delete { key, version_of: Some(target) } => format!("d{key}@{target}"),
+            CasOp::Delete { key, version_of: None } => format!("d{key}"),
+            CasOp::Advance { ms } => format!("t{ms}"),
+        };
+        self.ops.iter().map(op).collect::<Vec<_>>().join(",")
+    }
+
+    fn decode(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let ops = if text.is_empty() { Vec::new() } else { text.split(',').map(decode_op).collect::<Result<Vec<_>, _>>()? };
+        let workload = CasWorkload { ops };
+        workload.check_shape()?;
+        super::answers::expected_answers(&workload)?;
+        Ok(workload)
+    }
+}
+
+fn decode_op(word: &str) -> Result<CasOp, String> {
+    let bad = || format!("`{word}` is not a cas operation");
+    let number = |text: &str| text.parse::<u64>().map_err(|_| bad());
+    // The text up to the first of `separators`, and what follows (separator included).
+    let take_until = |text: &str, separators: &[char]| -> (String, String) {
+        match text.find(separators) {
+            Some(at) => (text[..at].to_string(), text[at..].to_string()),
+            None => (text.to_string(), String::new()),
+        }
+    };
+    let Some(tag) = word.chars().next() else { return Err(bad()) };
+    let body = &word[tag.len_utf8()..];
+    match tag {
+        'g' => Ok(CasOp::Get { key: body.to_string() }),
+        't' => Ok(CasOp::Advance { ms: number(body)? }),
+        'd' => {
+            let (key, rest) = take_until(body, &['@']);
+            let version_of = match rest.strip_prefix('@') {
+                Some(target) => Some(number(target)? as usize),
+                None if rest.is_empty() => None,
+                None => return Err(bad()),
+            };
+            Ok(CasOp::Delete { key, version_of })
+        }
+        'c' => {
+            let (key, rest) = take_until(body, &['=']);
+            let rest = rest.strip_prefix('=').ok_or_else(bad)?;
+            let (next_value, rest) = take_until(rest, &['/']);
+            let rest = rest.strip_prefix('/').ok_or_else(bad)?;
+            let (current, mut rest) = take_until(rest, &['@', '+']);
+            let current_value = if current == "~" { None } else { Some(current) };
+            let mut version_of = None;
+            if let Some(after) = rest.strip_prefix('@') {
+                let (target, after) = take_until(after, &['+']);
+                version_of = Some(number(&target)? as usize);
+                rest = after;
+            }
+            let ttl_ms = match rest.strip_prefix('+') {
+                Some(ttl) => Some(number(ttl)?),
+                None if rest.is_empty() => None,
+                None => return Err(bad()),
+            };
+            Ok(CasOp::Cas { key, next_value, current_value, version_of, ttl_ms })
+        }
+        _ => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trip() {
+        let text = "ca=x/~+1000,ga,t999,ca=y/x@1,cb=/~,cb=z/,da@3,db,t1";
+        let workload = CasWorkload::decode(text).unwrap();
+        assert_eq!(workload.encode(), text);
+        assert_eq!(
+            workload.ops[3],
+            CasOp::Cas { key: "a".into(), next_value: "y".into(), current_value: Some("x".into()), version_of: Some(1), ttl_ms: None }
+        );
+        assert_eq!(workload.ops[5], CasOp::Cas { key: "b".into(), next_value: "z".into(), current_value: Some(String::new()), version_of: None, ttl_ms: None });
+        assert_eq!(CasWorkload::decode(""), Ok(CasWorkload::default()));
+    }
+
+    #[test]
+    fn bad_text_says_what_is_wrong() {
+        assert!(CasWorkload::decode("ga,x1").unwrap_err().contains("`x1`"));
+        assert!(CasWorkload::decode("ca=x").unwrap_err().contains("`ca=x`"));
+        assert!(CasWorkload::decode("ga,ca=x/~@5").unwrap_err().contains("does not come before"));
+        assert!(CasWorkload::decode("cA=x/~").unwrap_err().contains("key"));
+        assert!(CasWorkload::decode("ca=x/~+0").unwrap_err().contains("ttlMs 0"));
+        // The advance at 0 has no version to give.
+        assert!(CasWorkload::decode("t5,ca=x/~@0").unwrap_err().contains("carries no version"));
+    }
+
+    #[test]
+    fn removing_operations_renumbers_versions() {
+        let workload = CasWorkload::decode("ca=x/~,ga,ca=y/x@1,da@2").unwrap();
+        assert_eq!(workload.without_range(0, 1).encode(), "ga,ca=y/x@0,da@1");
+        assert_eq!(workload.without_range(1, 2).encode(), "ca=x/~,ca=y/x,da@1");
+    }
+}

@@ -1,0 +1,448 @@
+//! The lease exercise's rules, checked on a finished run's trace.
+//!
+//! One pass over the trace keeps the truth (which replica's write the store
+//! holds, from the store's own applications and expiries, and the local time
+//! at which that write was sent) beside what each replica does (its store
+//! calls and its notes), and reports the first rule broken. At each
+//! `ctx.work()` the rules are checked in this order, so that a mistake is
+//! named by its most specific rule:
+//!
+//! - `stop-after-failed-renewal`: no work after a renewal's failed reply
+//!   arrived, until the replica acquires the lease again;
+//! - `work-while-holder`: work only while the store shows this replica as
+//!   the holder (belief never exceeds truth);
+//! - `work-within-validity`: work only while the replica's own clock reads
+//!   less than `validFrom + 0.75 * ttlMs`, `validFrom` being the local time
+//!   at which the store's current write (this replica's last successful
+//!   acquire or renew) was sent;
+//! - `renew-on-time` (only when no pause or delayed message is planned, so
+//!   that timing is the replica's own doing): no work once
+//!   `validFrom + ttlMs/2` plus a grace of `ttlMs/10` and one round trip has
+//!   passed on its clock with no renewal in flight.
+//!
+//! And elsewhere:
+//!
+//! - `renew-not-too-often`: a renewal (a compare-and-swap made inside `lead`)
+//!   is sent no earlier than `validFrom + ttlMs/2` on the holder's clock;
+//! - `no-overwrite`: nobody writes the key while another replica holds it;
+//! - `no-spurious-loss` (only when the plan has no faults but clock drift):
+//!   the lease never expires and `lead` never returns;
+//! - `failover` (only when no pause or delayed message is planned): after
+//!   the holder crashes, another replica holds the lease within
+//!   `ttlMs + 3` round trips (a round trip being twice the largest one-way
+//!   latency, scheduler bias included);
+//! - `runs-to-horizon`: the run reaches its horizon (every replica waiting
+//!   with nothing left to happen, or another limit, is a failure);
+//! - `no-errors`: the learner's functions did not throw.
+
+use std::collections::HashMap;
+
+use lease::leader::reached;
+use sim::{process_name, Call, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, Reply, Scheduler, TraceEvent};
+
+use super::workload::{LeaseWorkload, LEASE_KEY};
+use crate::grade::{Case, Execution};
+use crate::report::Violation;
+
+/// A store call as it was sent.
+#[derive(Clone, Debug)]
+struct Sent {
+    request: Call,
+    local_ms: u64,
+    /// Made inside `lead`: a renewal, when it is a compare-and-swap.
+    in_lead: bool,
+}
+
+/// The write the store holds for the lease key.
+#[derive(Clone, Debug)]
+struct Tenure {
+    process: ProcessIndex,
+    call: CallId,
+    version: u64,
+    /// When this replica's unbroken holding began (store time).
+    since_ms: u64,
+    /// The local time the current write was sent: `validFrom`.
+    sent_local_ms: u64,
+    /// The local time its reply reached the replica, once it did.
+    reply_local_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Replica {
+    function: Option<String>,
+    renewals_in_flight: u32,
+    /// Store time at which a failed renewal's reply arrived.
+    failed_renewal_ms: Option<u64>,
+    /// How and when this replica's last tenure ended.
+    lost: Option<(u64, &'static str)>,
+    crashed: bool,
+    failed: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Failover {
+    crashed: ProcessIndex,
+    crash_ms: u64,
+    deadline_ms: u64,
+    bound_ms: u64,
+}
+
+pub fn check(case: &Case<LeaseWorkload>, execution: &Execution) -> Option<Violation> {
+    let mut checker = Checker::new(case);
+    for (index, event) in execution.trace.iter().enumerate() {
+        if let Some(violation) = checker.step(index, event) {
+            return Some(violation);
+        }
+    }
+    checker.at_end(case, execution)
+}
+
+struct Checker {
+    ttl_ms: u64,
+    requests: HashMap<CallId, Sent>,
+    holder: Option<Tenure>,
+    replicas: Vec<Replica>,
+    /// Only clock drift planned: a healthy leader must keep its lease.
+    calm: bool,
+    /// No pause and no delayed message planned: timing rules apply.
+    timely: bool,
+    round_trip_ms: u64,
+    failover: Option<Failover>,
+}
+
+fn violation(invariant: &str, message: String, index: usize, at_ms: u64, process: Option<ProcessIndex>) -> Option<Violation> {
+    Some(Violation::new(invariant, message, Some(index), at_ms, process))
+}
+
+/// `from + ttl * numerator / denominator` for messages: whole when it is.
+fn point_ms(from_ms: u64, ttl_ms: u64, numerator: u64, denominator: u64) -> String {
+    let value = from_ms as f64 + ttl_ms as f64 * numerator as f64 / denominator as f64;
+    format!("{value}")
+}
+
+impl Checker {
+    fn new(case: &Case<LeaseWorkload>) -> Checker {
+        let faults = &case.plan.faults;
+        let bias_ms = match &case.plan.scheduler {
+            Scheduler::Random => 0,
+            Scheduler::Priority { bias_ms, order, .. } => bias_ms * order.len() as u64,
+        };
+        let processes = case.plan.processes.clamp(1, case.limits.processes_max) as usize;
+        Checker {
+            ttl_ms: case.workload.ttl_ms,
+            requests: HashMap::new(),
+            holder: None,
+            replicas: vec![Replica::default(); processes],
+            calm: faults.iter().all(|fault| matches!(fault, Fault::ClockDrift { .. })),
+            timely: !faults.iter().any(|fault| matches!(fault, Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. })),
+            round_trip_ms: 2 * (case.plan.latency_max_ms + bias_ms),
+            failover: None,
+        }
+    }
+
+    fn replica(&mut self, process: ProcessIndex) -> &mut Replica {
+        let index = process as usize;
+        if index >= self.replicas.len() {
+            self.replicas.resize(index + 1, Replica::default());
+        }
+        &mut self.replicas[index]
+    }
+
+    /// The current tenure ends (expiry or delete).
+    fn tenure_ends(&mut self, at_ms: u64, how: &'static str) -> Option<Tenure> {
+        let ended = self.holder.take()?;
+        self.replica(ended.process).lost = Some((at_ms, how));
+        Some(ended)
+    }
+
+    fn step(&mut self, index: usize, event: &TraceEvent) -> Option<Violation> {
+        let at_ms = event.at_ms;
+        if let Some(failover) = &self.failover {
+            if at_ms > failover.deadline_ms {
+                return self.failover_violation(index, at_ms);
+            }
+        }
+        let local_ms = event.local_ms.unwrap_or(at_ms);
+        match (&event.happening, event.process) {
+            (Happening::Invoke { call, request }, Some(process)) => {
+                let in_lead = self.replica(process).function.as_deref() == Some("lead");
+                self.requests.insert(*call, Sent { request: request.clone(), local_ms, in_lead });
+                if in_lead && is_lease_cas(request) {
+                    if let Some(found) = self.renewal_sent(index, at_ms, local_ms, process) {
+                        return Some(found);
+                    }
+                    self.replica(process).renewals_in_flight += 1;
+                }
+            }
+            (Happening::Apply { call, result, .. }, Some(process)) => {
+                let sent = self.requests.get(call).cloned()?;
+                match (&sent.request, result) {
+                    (Call::Cas { key, .. }, Reply::Cas { ok: true, version: Some(version), .. }) if key == LEASE_KEY => {
+                        return self.written(index, at_ms, process, *call, *version, &sent);
+                    }
+                    (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key == LEASE_KEY => {
+                        self.tenure_ends(at_ms, "was deleted");
+                    }
+                    _ => {}
+                }
+            }
+            (Happening::Complete { call, reply }, Some(process)) => {
+                if let Some(holder) = self.holder.as_mut().filter(|holder| holder.call == *call) {
+                    holder.reply_local_ms = Some(local_ms);
+                }
+                let renewal = self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request));
+                if renewal {
+                    let replica = self.replica(process);
+                    replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
+                    if matches!(reply, Reply::Cas { ok: false, .. }) {
+                        replica.failed_renewal_ms = Some(at_ms);
+                    }
+                }
+            }
+            (Happening::Lost { call }, Some(process))
+                if self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request)) =>
+            {
+                let replica = self.replica(process);
+                replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
+            }
+            (Happening::Expire { key, .. }, _) if key == LEASE_KEY => {
+                if let Some(ended) = self.tenure_ends(at_ms, "expired") {
+                    if self.calm {
+                        let name = process_name(ended.process);
+                        return violation(
+                            "no-spurious-loss",
+                            format!(
+                                "{name}'s lease expired at t={at_ms} ms on a calm network where nothing had gone wrong: renew every ttlMs / 2 ({} ms) so that a healthy leader keeps its lease",
+                                self.ttl_ms / 2
+                            ),
+                            index,
+                            at_ms,
+                            Some(ended.process),
+                        );
+                    }
+                }
+            }
+            (Happening::Crash, Some(process)) => self.crashed(at_ms, process),
+            (Happening::Note { note }, Some(process)) => return self.note(index, at_ms, local_ms, process, note),
+            _ => {}
+        }
+        None
+    }
+
+    fn crashed(&mut self, at_ms: u64, process: ProcessIndex) {
+        self.replica(process).crashed = true;
+        let held = self.holder.as_ref().is_none_or(|holder| holder.process == process);
+        let someone_left = self.replicas.iter().any(|replica| !replica.crashed && !replica.failed);
+        if self.timely && held && someone_left && self.failover.is_none() {
+            let bound_ms = self.ttl_ms + 3 * self.round_trip_ms;
+            self.failover = Some(Failover { crashed: process, crash_ms: at_ms, deadline_ms: at_ms + bound_ms, bound_ms });
+        }
+    }
+
+    fn failover_violation(&self, index: usize, at_ms: u64) -> Option<Violation> {
+        let failover = self.failover.as_ref()?;
+        let name = process_name(failover.crashed);
+        violation(
+            "failover",
+            format!(
+                "{name} crashed at t={} ms and no other replica held the lease by t={} ms ({} ms later: the TTL of {} ms plus 3 round trips): wait for the holder's key with watch(key, version) so that its expiry wakes you",
+                failover.crash_ms,
+                failover.deadline_ms,
+                failover.bound_ms,
+                self.ttl_ms
+            ),
+            index,
+            at_ms,
+            Some(failover.crashed),
+        )
+    }
+
+    fn renewal_sent(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex) -> Option<Violation> {
+        let holder = self.holder.as_ref().filter(|holder| holder.process == process)?;
+        if reached(local_ms, holder.sent_local_ms, self.ttl_ms, 1, 2) {
+            return None;
+        }
+        let name = process_name(process);
+        violation(
+            "renew-not-too-often",
+            format!(
+                "{name} renewed at local time {local_ms} ms, only {} ms after its last successful acquire or renew was sent (at {} ms): renew once ttlMs / 2 = {} ms have passed, not sooner",
+                local_ms - holder.sent_local_ms,
+                holder.sent_local_ms,
+                point_ms(0, self.ttl_ms, 1, 2)
+            ),
+            index,
+            at_ms,
+            Some(process),
+        )
+    }
+
+    fn written(&mut self, index: usize, at_ms: u64, process: ProcessIndex, call: CallId, version: u64, sent: &Sent) -> Option<Violation> {
+        let since_ms = match &self.holder {
+            Some(holder) if holder.process != process => {
+                return violation(
+                    "no-overwrite",
+                    format!(
+                        "{} wrote the lease key while {} held it (since t={} ms): campaign must create the key only when it is absent, with compareAndSwap(key, name, null, {{ ttlMs }})",
+                        process_name(process),
+                        process_name(holder.process),
+                        holder.since_ms
+                    ),
+                    index,
+                    at_ms,
+                    Some(process),
+                );
+            }
+            Some(holder) => holder.since_ms,
+            None => at_ms,
+        };
+        self.holder = Some(Tenure { process, call, version, since_ms, sent_local_ms: sent.local_ms, reply_local_ms: None });
+        let replica = self.replica(process);
+        replica.lost = None;
+        if !sent.in_lead {
+            replica.failed_renewal_ms = None;
+        }
+        if self.failover.as_ref().is_some_and(|failover| failover.crashed != process) && !self.replica(process).crashed {
+            self.failover = None;
+        }
+        None
+    }
+
+    fn note(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
+        let name = process_name(process);
+        match note {
+            Note::Calling { function } => self.replica(process).function = Some(function.clone()),
+            Note::Stepped { .. } => {
+                self.replica(process).function = None;
+                if self.calm {
+                    return violation(
+                        "no-spurious-loss",
+                        format!(
+                            "{name}'s lead() returned at t={at_ms} ms on a calm network where nothing had gone wrong: a healthy leader renews every ttlMs / 2 and steps down only when a renewal fails or its validity window passes"
+                        ),
+                        index,
+                        at_ms,
+                        Some(process),
+                    );
+                }
+            }
+            Note::Work { .. } => return self.work(index, at_ms, local_ms, process),
+            Note::Failed { message } => {
+                self.replica(process).failed = true;
+                return violation("no-errors", message.clone(), index, at_ms, Some(process));
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn work(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex) -> Option<Violation> {
+        let name = process_name(process);
+        let ttl_ms = self.ttl_ms;
+        let replica = self.replica(process).clone();
+        if let Some(failed_ms) = replica.failed_renewal_ms {
+            return violation(
+                "stop-after-failed-renewal",
+                format!(
+                    "{name} did leader work at t={at_ms} ms after its renewal failed at t={failed_ms} ms: when a renewal fails, lead() must return at once"
+                ),
+                index,
+                at_ms,
+                Some(process),
+            );
+        }
+        let Some(holder) = self.holder.clone().filter(|holder| holder.process == process) else {
+            let lost = match replica.lost {
+                Some((lost_ms, how)) => format!("; {name}'s lease {how} at t={lost_ms} ms"),
+                None => String::new(),
+            };
+            let truth = match &self.holder {
+                Some(other) => format!(
+                    "the store showed {} as the holder (version {}, held since t={} ms)",
+                    process_name(other.process),
+                    other.version,
+                    other.since_ms
+                ),
+                None => "the store showed no holder".to_string(),
+            };
+            return violation(
+                "work-while-holder",
+                format!(
+                    "{name} did leader work at t={at_ms} ms, but {truth}{lost}: check ctx.now() < validFrom + 0.75 * ttlMs right before each unit of work"
+                ),
+                index,
+                at_ms,
+                Some(process),
+            );
+        };
+        let valid_from_ms = holder.sent_local_ms;
+        if reached(local_ms, valid_from_ms, ttl_ms, 3, 4) {
+            let fix = match holder.reply_local_ms {
+                Some(reply_ms) if reply_ms > valid_from_ms && !reached(local_ms, reply_ms, ttl_ms, 3, 4) => format!(
+                    "validFrom is the local time the request was sent ({valid_from_ms} ms), not when its reply arrived ({reply_ms} ms)"
+                ),
+                _ => "check ctx.now() < validFrom + 0.75 * ttlMs right before each unit of work".to_string(),
+            };
+            return violation(
+                "work-within-validity",
+                format!(
+                    "{name} did leader work at local time {local_ms} ms, past its validity window: its last successful acquire or renew was sent at local time {valid_from_ms} ms, so it could work only until {} ms: {fix}",
+                    point_ms(valid_from_ms, ttl_ms, 3, 4)
+                ),
+                index,
+                at_ms,
+                Some(process),
+            );
+        }
+        // The grace (a tenth of the TTL plus a round trip) spares a leader
+        // that counts its renewal from the reply rather than from the send.
+        if self.timely && replica.renewals_in_flight == 0 && reached(local_ms, valid_from_ms + self.round_trip_ms, ttl_ms, 6, 10) {
+            return violation(
+                "renew-on-time",
+                format!(
+                    "{name} did leader work at local time {local_ms} ms without having renewed: its renewal was due at {} ms (validFrom {valid_from_ms} + ttlMs / 2): renew every ttlMs / 2",
+                    point_ms(valid_from_ms, ttl_ms, 1, 2)
+                ),
+                index,
+                at_ms,
+                Some(process),
+            );
+        }
+        None
+    }
+
+    fn at_end(&self, case: &Case<LeaseWorkload>, execution: &Execution) -> Option<Violation> {
+        let end_ms = execution.trace.last().map_or(0, |event| event.at_ms);
+        let index = execution.trace.len().saturating_sub(1);
+        if let Some(failover) = &self.failover {
+            if end_ms > failover.deadline_ms {
+                return self.failover_violation(index, end_ms);
+            }
+        }
+        let why = match &execution.ending {
+            Ending::Limit { limit: Limit::Time } | Ending::AllFinished | Ending::Stopped => return None,
+            Ending::Limit { limit } => limit.describe(&case.limits),
+            Ending::Stuck { waiting } => {
+                let names: Vec<String> = waiting
+                    .iter()
+                    .map(|process| {
+                        let function = self.replicas.get(*process as usize).and_then(|replica| replica.function.clone());
+                        format!("{} in {}()", process_name(*process), function.unwrap_or_else(|| "campaign".into()))
+                    })
+                    .collect();
+                format!("every replica was waiting ({}) and nothing more could happen", names.join(", "))
+            }
+        };
+        violation(
+            "runs-to-horizon",
+            format!("the run stopped at t={end_ms} ms, before its horizon of {} ms: {why}", case.limits.time_ms_max),
+            index,
+            end_ms,
+            None,
+        )
+    }
+}
+
+fn is_lease_cas(request: &Call) -> bool {
+    matches!(request, Call::Cas { key, .. } if key == LEASE_KEY)
+}

@@ -1,0 +1,182 @@
+//! The lease exercise: the leader loop (`campaign`, then `lead`: renew at
+//! ttl/2, work only inside the validity window, step down on loss).
+//!
+//! Every run has a horizon (`SimLimits::time_ms_max`): the replicas loop
+//! forever, and reaching the horizon is how a run normally ends.
+
+mod check;
+mod harness;
+pub mod workload;
+
+use sim::rng::Rng;
+use sim::{Fault, FaultKind, FaultProfile, Plan, SimLimits};
+
+pub use harness::run_rust;
+pub use workload::{LeaseWorkload, LEASE_KEY};
+
+use crate::grade::{Case, Exercise, Execution, Scenario};
+use crate::report::Violation;
+
+pub struct LeaseExercise;
+
+const TTL_MS: u64 = 1_000;
+/// One unit of `ctx.work()`: a leader checks its window five times between
+/// renewals of a 1 s lease. Shorter units add events to every story without
+/// catching more mistakes; longer ones would leave a 600 ms lease's leader
+/// no work between renewals.
+pub const WORK_MS: u64 = 100;
+/// The horizon: five TTLs, enough for renewals, a failover and a second term.
+const HORIZON_MS: u64 = 5_000;
+
+/// The first renewal of a replica that starts at 0 (with the reference's
+/// calls): its acquire is call 0, then five units of work (calls 1..=5) fill
+/// the 500 ms before the renewal is due, for any acquire round trip below
+/// 100 ms. A test checks this.
+pub const FIRST_RENEWAL_CALL: u32 = 6;
+
+fn limits() -> SimLimits {
+    SimLimits { time_ms_max: HORIZON_MS, ..SimLimits::default() }
+}
+
+fn workload(starts_ms: Vec<u64>) -> LeaseWorkload {
+    LeaseWorkload { ttl_ms: TTL_MS, work_ms: WORK_MS, starts_ms }
+}
+
+fn case(scenario: &str, plan: Plan, starts_ms: Vec<u64>) -> Case<LeaseWorkload> {
+    Case { scenario: scenario.into(), plan, workload: workload(starts_ms), limits: limits() }
+}
+
+/// The faults random lease schedules may contain.
+pub fn fault_profile() -> FaultProfile {
+    FaultProfile {
+        kinds: vec![
+            FaultKind::Pause,
+            FaultKind::Crash,
+            FaultKind::DelayRequest,
+            FaultKind::DelayReply,
+            FaultKind::ClockDrift,
+            FaultKind::ClockJump,
+        ],
+        per_kind_max: 3,
+        horizon_ms: 3_500,
+        pause_ms_max: 2_500,
+        delay_ms_max: 1_500,
+        drift_percent_max: 10,
+        jump_ms_max: 800,
+        // Most of a leader's calls are the sleeps of its work; delays aim at
+        // its first 40 calls so that renewals get hit too.
+        calls_targeted_max: 40,
+        ..FaultProfile::default()
+    }
+}
+
+impl Exercise for LeaseExercise {
+    type Workload = LeaseWorkload;
+
+    fn name(&self) -> &'static str {
+        "lease"
+    }
+
+    fn scenarios(&self) -> Vec<Scenario<LeaseWorkload>> {
+        let leader = 0;
+        vec![
+            Scenario {
+                id: "calm",
+                title: "on a calm network the first leader keeps its lease",
+                points: 2,
+                case: case("calm", Plan::calm(21, 3), vec![0, 20, 40]),
+            },
+            Scenario {
+                id: "long-pause",
+                title: "a leader paused longer than its TTL does no work when it wakes",
+                points: 2,
+                case: case(
+                    "long-pause",
+                    Plan { faults: vec![Fault::Pause { process: leader, at_ms: 300, duration_ms: 1_500 }], ..Plan::calm(22, 3) },
+                    vec![0, 20, 40],
+                ),
+            },
+            Scenario {
+                id: "delayed-renew-reply",
+                title: "a renewal's reply arrives late: the window counts from when it was sent",
+                points: 2,
+                case: case(
+                    "delayed-renew-reply",
+                    Plan {
+                        faults: vec![Fault::DelayReply { process: leader, call: FIRST_RENEWAL_CALL, extra_ms: 600 }],
+                        ..Plan::calm(23, 3)
+                    },
+                    vec![0, 20, 40],
+                ),
+            },
+            Scenario {
+                id: "failed-renewal",
+                title: "a renewal that fails stops leader work",
+                points: 2,
+                case: case(
+                    "failed-renewal",
+                    Plan {
+                        faults: vec![Fault::DelayRequest { process: leader, call: FIRST_RENEWAL_CALL, extra_ms: 800 }],
+                        ..Plan::calm(24, 3)
+                    },
+                    vec![0, 20, 40],
+                ),
+            },
+            Scenario {
+                id: "clock-drift",
+                title: "clocks drift by up to 10%: the leader still keeps its lease",
+                points: 1,
+                case: case(
+                    "clock-drift",
+                    Plan {
+                        faults: vec![
+                            Fault::ClockDrift { process: 0, percent: -10 },
+                            Fault::ClockDrift { process: 1, percent: 10 },
+                            Fault::ClockDrift { process: 2, percent: -5 },
+                        ],
+                        ..Plan::calm(25, 3)
+                    },
+                    vec![0, 20, 40],
+                ),
+            },
+            Scenario {
+                id: "leader-crash",
+                title: "after the leader crashes another replica takes over within the TTL and 3 round trips",
+                points: 2,
+                case: case(
+                    "leader-crash",
+                    Plan { faults: vec![Fault::Crash { process: leader, at_ms: 700 }], ..Plan::calm(26, 3) },
+                    vec![0, 20, 40],
+                ),
+            },
+        ]
+    }
+
+    fn random_case(&self, seed: u64) -> Case<LeaseWorkload> {
+        let processes = 3;
+        let plan = Plan::generate(seed, processes, &fault_profile());
+        // The workload draws from its own stream so that it does not depend on the plan's.
+        let mut rng = Rng::new(seed ^ 0x006C_6561_7365);
+        // A multiple of 4 keeps ttl/2 and 0.75·ttl whole; at least 600 ms
+        // leaves a validity margin of 150 ms, above any round trip.
+        let ttl_ms = 4 * rng.range(150, 350);
+        let starts_ms = (0..processes).map(|_| if rng.chance(1, 3) { 0 } else { rng.range(1, 300) }).collect();
+        Case { scenario: "random".into(), plan, workload: LeaseWorkload { ttl_ms, work_ms: WORK_MS, starts_ms }, limits: limits() }
+    }
+
+    fn random_points(&self) -> u32 {
+        4
+    }
+
+    fn check(&self, case: &Case<LeaseWorkload>, execution: &Execution) -> Option<Violation> {
+        check::check(case, execution)
+    }
+
+    fn shrink_workload(&self, workload: &LeaseWorkload) -> Vec<LeaseWorkload> {
+        workload.smaller()
+    }
+
+    fn remove_process(&self, workload: &LeaseWorkload, index: u32) -> LeaseWorkload {
+        workload.without_process(index as usize)
+    }
+}

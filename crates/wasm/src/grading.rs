@@ -1,0 +1,62 @@
+//! Grading from JavaScript: the Rust grader runs the suite and calls back
+//! into the JS runner for each case, so the browser gets exactly the native
+//! verdicts, shrinking and replay tokens.
+
+use wasm_bindgen::prelude::*;
+
+use grader::GradeOptions;
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JsGradeOptions {
+    first_seed: Option<f64>,
+    seeds: Option<u32>,
+    shrink_attempts_max: Option<u32>,
+}
+
+/// Grades a submission: `runCase(caseJson) → executionJson` runs one case.
+/// Returns the suite report as JSON.
+#[wasm_bindgen(js_name = gradeSubmission)]
+pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Function) -> Result<String, JsError> {
+    let js_options: JsGradeOptions = if options.is_undefined() || options.is_null() {
+        JsGradeOptions::default()
+    } else {
+        serde_wasm_bindgen::from_value(options)
+            .map_err(|error| JsError::new(&format!("gradeSubmission's options: {error}; pass {{ firstSeed, seeds, shrinkAttemptsMax }}")))?
+    };
+    let defaults = GradeOptions::default();
+    let options = GradeOptions {
+        first_seed: js_options.first_seed.map_or(defaults.first_seed, |seed| seed as u64),
+        seeds: js_options.seeds.unwrap_or(defaults.seeds),
+        shrink_attempts_max: js_options.shrink_attempts_max.unwrap_or(defaults.shrink_attempts_max),
+    };
+    let mut run = |case_json: &str| -> Result<String, String> {
+        let answer = run_case
+            .call1(&JsValue::NULL, &JsValue::from_str(case_json))
+            .map_err(|error| describe_js_error(&error))?;
+        answer.as_string().ok_or_else(|| "runCase must return the execution as a JSON string".to_string())
+    };
+    let report = grader::dynamic::grade_json(exercise, &options, &mut run).map_err(|message| JsError::new(&message))?;
+    Ok(serde_json::to_string(&report).expect("reports serialize"))
+}
+
+fn describe_js_error(error: &JsValue) -> String {
+    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    error.as_string().unwrap_or_else(|| format!("{error:?}"))
+}
+
+/// The case a replay token stands for, as JSON (for "copy link" and replays).
+#[wasm_bindgen(js_name = caseFromToken)]
+pub fn case_from_token(exercise: &str, token: &str) -> Result<String, JsError> {
+    grader::dynamic::case_json_from_token(exercise, token).map_err(|message| JsError::new(&message))
+}
+
+/// A counterexample (JSON) as readable text: its violation, timeline and token.
+#[wasm_bindgen(js_name = renderCounterexample)]
+pub fn render_counterexample(counterexample_json: &str) -> Result<String, JsError> {
+    let counterexample: grader::Counterexample = serde_json::from_str(counterexample_json)
+        .map_err(|error| JsError::new(&format!("malformed counterexample: {error}")))?;
+    Ok(grader::timeline::render_counterexample(&counterexample))
+}

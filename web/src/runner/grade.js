@@ -1,0 +1,96 @@
+// Grades a learner's source file: first a preflight (does it parse, does it
+// export what the exercise needs?), then the Rust grader's full suite, with
+// every case run in the sandbox by `runCase`.
+import { createCaseRunner, loadModule, ModuleError } from "./run-case.js";
+import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
+
+/** What each exercise's module must export, and the file it is graded as. */
+export const EXERCISES = Object.freeze({
+  lock: { file: "lock.js", exports: ["tryLock", "lock", "unlock"] },
+});
+
+function editDistance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+/** The export a learner probably meant, for "found `trylock`". */
+export function closestName(wanted, names) {
+  let best = null;
+  for (const name of names) {
+    const distance = name.toLowerCase() === wanted.toLowerCase() ? 0 : editDistance(name, wanted);
+    if (distance <= 2 && (best === null || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name ?? null;
+}
+
+/**
+ * Checks that `source` loads and exports the exercise's functions.
+ * Returns a list of problems, each one sentence naming the file and what to do.
+ */
+export function preflight(quickjs, { exercise, source, fileName }) {
+  const spec = EXERCISES[exercise];
+  const sandbox = createSandbox(quickjs, { limits: DEFAULT_LIMITS });
+  const { vm } = sandbox;
+  try {
+    let namespace;
+    try {
+      namespace = loadModule(vm, source, fileName);
+    } catch (error) {
+      if (error instanceof ModuleError) return [error.message];
+      throw error;
+    }
+    const names = vm
+      .unwrapResult(vm.evalCode("(namespace) => Object.keys(namespace)"))
+      .consume((keysOf) => vm.unwrapResult(vm.callFunction(keysOf, vm.undefined, namespace)))
+      .consume((keys) => vm.dump(keys));
+    const problems = [];
+    for (const wanted of spec.exports) {
+      if (!names.includes(wanted)) {
+        const close = closestName(wanted, names);
+        const found = close ? `found \`${close}\`` : names.length ? `it exports ${names.map((name) => `\`${name}\``).join(", ")}` : "it exports nothing";
+        problems.push(`${fileName} must export \`${wanted}\`; ${found}`);
+        continue;
+      }
+      const kind = vm.getProp(namespace, wanted).consume((value) => vm.typeof(value));
+      if (kind !== "function") problems.push(`${fileName} exports \`${wanted}\` as a ${kind}; it must be a function`);
+    }
+    namespace.dispose();
+    return problems;
+  } finally {
+    sandbox.abandon();
+  }
+}
+
+/**
+ * Grades `source` for `exercise`. Resolves to the suite report (the Rust
+ * grader's shape: `{ exercise, score, maxScore, tests: [...] }`), plus
+ * `problems` when the submission could not be run at all.
+ */
+export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS }) {
+  const spec = EXERCISES[exercise];
+  if (!spec) throw new Error(`there is no exercise named "${exercise}"; the exercises are ${Object.keys(EXERCISES).join(", ")}`);
+  const file = fileName ?? spec.file;
+  // Fresh QuickJS instances for this submission; whatever an earlier one did to its instances is gone.
+  await engines.quickjs.refill();
+  const problems = preflight(engines.quickjs, { exercise, source, fileName: file });
+  if (problems.length > 0) {
+    return { exercise, score: 0, maxScore: null, problems, tests: [] };
+  }
+  const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits });
+  try {
+    const reportJson = engines.leaselab.gradeSubmission(exercise, options, runner.run);
+    return { ...JSON.parse(reportJson), problems: [] };
+  } finally {
+    runner.dispose();
+  }
+}

@@ -1,0 +1,21 @@
+// Loading the runner's engines in Node: the leaselab wasm is read from the
+// built package (web/pkg, made by `cargo xtask build`), QuickJS's from its
+// npm package.
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { loadEngines } from "./engine.js";
+
+const LEASELAB_WASM = fileURLToPath(new URL("../../pkg/leaselab_bg.wasm", import.meta.url));
+const QUICKJS_WASM = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
+
+/** `{ quickjs, leaselab }`, or an error that says how to build the wasm. */
+export async function loadNodeEngines() {
+  let leaselabWasm;
+  try {
+    leaselabWasm = await readFile(LEASELAB_WASM);
+  } catch {
+    throw new Error(`the grader's WebAssembly module is not built (${LEASELAB_WASM} is missing); run \`cargo xtask build\` first`);
+  }
+  return loadEngines({ leaselabWasm, quickjsWasm: await readFile(QUICKJS_WASM) });
+}
