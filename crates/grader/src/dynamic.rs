@@ -2,36 +2,102 @@
 //! point for hosts that run submissions outside Rust (the JavaScript runner
 //! in the browser and in Node). The same `grade()` runs underneath, so the
 //! verdicts, the shrinking and the replay tokens are the Rust ones.
+//!
+//! What the host returns for a case: for `lock`, `lease` and `fencing` the
+//! execution `{ ending, trace }` of the simulation it drove; for `cas` (no
+//! simulation: the learner's store is called directly) the recording
+//! `{ answers, failure, console }` described in `cas/mod.rs`, which is turned
+//! into an execution here exactly as for a Rust store.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::cas::{CasExercise, CasRecording};
+use crate::fencing::FencingExercise;
 use crate::grade::{case_from_token, grade, replay_token, Case, Exercise, Execution, GradeOptions};
+use crate::lease::LeaseExercise;
 use crate::lock::LockExercise;
 use crate::report::{SuiteReport, Violation};
 
-/// The exercises a host may name.
-pub const EXERCISES: [&str; 1] = ["lock"];
+/// The exercises a host may name, in the lesson's order.
+pub const EXERCISES: [&str; 4] = ["cas", "lock", "lease", "fencing"];
 
-/// Runs a case given as JSON; returns the execution as JSON, or a message
-/// when the host itself failed (not the submission).
+/// Runs a case given as JSON; returns the host's answer as JSON (see the
+/// module docs), or a message when the host itself failed.
 pub type RunJson<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
 
 fn unknown(name: &str) -> String {
     format!("there is no exercise named {name:?}; the exercises are {}", EXERCISES.join(", "))
 }
 
+/// An exercise plus how to read the host's answer for one of its cases.
+trait Hosted: Exercise {
+    fn execution_from_json(&self, case: &Case<Self::Workload>, json: &str) -> Result<Execution, String>;
+}
+
+fn simulated_execution(json: &str) -> Result<Execution, String> {
+    serde_json::from_str(json).map_err(|error| format!("the runner answered with a malformed execution: {error}"))
+}
+
+impl Hosted for LockExercise {
+    fn execution_from_json(&self, _: &Case<Self::Workload>, json: &str) -> Result<Execution, String> {
+        simulated_execution(json)
+    }
+}
+
+impl Hosted for LeaseExercise {
+    fn execution_from_json(&self, _: &Case<Self::Workload>, json: &str) -> Result<Execution, String> {
+        simulated_execution(json)
+    }
+}
+
+impl Hosted for FencingExercise {
+    fn execution_from_json(&self, _: &Case<Self::Workload>, json: &str) -> Result<Execution, String> {
+        simulated_execution(json)
+    }
+}
+
+impl Hosted for CasExercise {
+    fn execution_from_json(&self, case: &Case<Self::Workload>, json: &str) -> Result<Execution, String> {
+        let recording: CasRecording =
+            serde_json::from_str(json).map_err(|error| format!("the runner answered with a malformed recording: {error}"))?;
+        Ok(crate::cas::execution(&case.workload, &recording))
+    }
+}
+
+/// Calls `$body` with `$exercise` bound to the exercise named `$name`.
+macro_rules! with_exercise {
+    ($name:expr, $exercise:ident => $body:expr) => {
+        match $name {
+            "cas" => {
+                let $exercise = &CasExercise;
+                $body
+            }
+            "lock" => {
+                let $exercise = &LockExercise;
+                $body
+            }
+            "lease" => {
+                let $exercise = &LeaseExercise;
+                $body
+            }
+            "fencing" => {
+                let $exercise = &FencingExercise;
+                $body
+            }
+            other => Err(unknown(other)),
+        }
+    };
+}
+
 /// Grades a submission of exercise `name`; `run` executes one case.
 pub fn grade_json(name: &str, options: &GradeOptions, run: &mut RunJson<'_>) -> Result<SuiteReport, String> {
-    match name {
-        "lock" => grade_with(&LockExercise, options, run),
-        other => Err(unknown(other)),
-    }
+    with_exercise!(name, exercise => grade_with(exercise, options, run))
 }
 
 fn grade_with<E>(exercise: &E, options: &GradeOptions, run: &mut RunJson<'_>) -> Result<SuiteReport, String>
 where
-    E: Exercise,
+    E: Hosted,
     E::Workload: Serialize + DeserializeOwned,
 {
     // The first host failure stops grading: a broken host must not look like a failing submission.
@@ -41,7 +107,7 @@ where
             let outcome = serde_json::to_string(case)
                 .map_err(|error| error.to_string())
                 .and_then(|json| run(&json))
-                .and_then(|json| serde_json::from_str::<Execution>(&json).map_err(|error| format!("the runner answered with a malformed execution: {error}")));
+                .and_then(|json| exercise.execution_from_json(case, &json));
             match outcome {
                 Ok(execution) => return execution,
                 Err(message) => host_error = Some(message),
@@ -58,42 +124,33 @@ where
 
 /// The case a replay token stands for, as JSON.
 pub fn case_json_from_token(name: &str, token: &str) -> Result<String, String> {
-    fn with<E: Exercise>(exercise: &E, token: &str) -> Result<String, String>
-    where
-        E::Workload: Serialize,
-    {
+    with_exercise!(name, exercise => {
         let case = case_from_token(exercise, token)?;
         serde_json::to_string(&case).map_err(|error| error.to_string())
-    }
-    match name {
-        "lock" => with(&LockExercise, token),
-        other => Err(unknown(other)),
-    }
+    })
 }
 
-/// Checks one execution of one case (both JSON), for replays.
-pub fn check_json(name: &str, case_json: &str, execution_json: &str) -> Result<Option<Violation>, String> {
-    fn with<E: Exercise>(exercise: &E, case_json: &str, execution_json: &str) -> Result<Option<Violation>, String>
+/// Checks the host's answer (JSON) for one case (JSON), for replays.
+pub fn check_json(name: &str, case_json: &str, answer_json: &str) -> Result<Option<Violation>, String> {
+    fn with<E: Hosted>(exercise: &E, case_json: &str, answer_json: &str) -> Result<Option<Violation>, String>
     where
         E::Workload: DeserializeOwned,
     {
         let case: Case<E::Workload> = serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))?;
-        let execution: Execution = serde_json::from_str(execution_json).map_err(|error| format!("malformed execution: {error}"))?;
+        let execution = exercise.execution_from_json(&case, answer_json)?;
         Ok(exercise.check(&case, &execution))
     }
-    match name {
-        "lock" => with(&LockExercise, case_json, execution_json),
-        other => Err(unknown(other)),
-    }
+    with_exercise!(name, exercise => with(exercise, case_json, answer_json))
 }
 
 /// The replay token of a case given as JSON.
 pub fn token_of_case_json(name: &str, case_json: &str) -> Result<String, String> {
-    match name {
-        "lock" => {
-            let case = serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))?;
-            Ok(replay_token(&LockExercise, &case))
-        }
-        other => Err(unknown(other)),
+    fn with<E: Exercise>(exercise: &E, case_json: &str) -> Result<String, String>
+    where
+        E::Workload: DeserializeOwned,
+    {
+        let case = serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))?;
+        Ok(replay_token(exercise, &case))
     }
+    with_exercise!(name, exercise => with(exercise, case_json))
 }

@@ -30,8 +30,10 @@ pub enum Note {
     /// `lead` returned: leadership ended, by the learner's own account.
     Stepped { key: String },
     /// The worker answered a fenced request.
+    #[serde(rename_all = "camelCase")]
     Handled { request_id: String, owner: String, version: u64, accepted: bool },
     /// A request to the worker was sent (by a simulated leader).
+    #[serde(rename_all = "camelCase")]
     Sent { request_id: String, owner: String, version: u64 },
     /// A line of the learner's console output.
     Console { text: String },

@@ -6,7 +6,10 @@ import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
 
 /** What each exercise's module must export, and the file it is graded as. */
 export const EXERCISES = Object.freeze({
+  cas: { file: "cas.js", exports: ["createStore"] },
   lock: { file: "lock.js", exports: ["tryLock", "lock", "unlock"] },
+  lease: { file: "lease.js", exports: ["campaign", "lead"] },
+  fencing: { file: "fencing.js", exports: ["handleRequest"] },
 });
 
 function editDistance(a, b) {

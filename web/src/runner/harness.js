@@ -216,7 +216,111 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
     }
   }
 
-  const SCRIPT_RUNNERS = { lock: (process, exports, ctx) => runLockScript(process, exports, ctx, workload.scripts[process] || []) };
+  // ---- the lease exercise (crates/grader/src/lease/harness.rs) ----------
+  const LEASE_KEY = "leader/bar";
+
+  async function runReplica(process, exports, ctx) {
+    const startMs = workload.startsMs[process] || 0;
+    const leaderCtx = freeze({
+      name: ctx.name,
+      now: ctx.now,
+      sleep: ctx.sleep,
+      store: ctx.store,
+      work() {
+        note(process, { note: "work", key: LEASE_KEY });
+        return ctx.sleep(workload.workMs);
+      },
+    });
+    if (startMs > 0) await ctx.sleep(startMs);
+    for (;;) {
+      const lease = await callLearner(process, exports, "campaign", [leaderCtx, LEASE_KEY, workload.ttlMs]);
+      await callLearner(process, exports, "lead", [leaderCtx, LEASE_KEY, workload.ttlMs, lease]);
+      note(process, { note: "stepped", key: LEASE_KEY });
+    }
+  }
+
+  // ---- the fencing exercise (crates/grader/src/fencing/harness.rs) ------
+  const FENCING_KEY = "leader/bar";
+  /** Request number → { owner, version }, as the leaders sent them. */
+  const sent = new Map();
+
+  async function runLeader(process, script) {
+    const name = "p" + (process + 1);
+    const call = (value) => storeCall(process, value);
+    let holding = null;
+    for (const step of script) {
+      switch (step.step) {
+        case "acquire":
+          for (;;) {
+            const result = await call({ op: "cas", key: FENCING_KEY, nextValue: name, currentValue: null, version: null, ttlMs: step.ttlMs });
+            if (result.ok) {
+              holding = result.version;
+              note(process, { note: "acquired", key: FENCING_KEY, version: holding });
+              break;
+            }
+            if (result.current !== null) await call({ op: "watch", key: FENCING_KEY, afterVersion: result.current.version });
+          }
+          break;
+        case "renew":
+          if (holding !== null) {
+            const result = await call({ op: "cas", key: FENCING_KEY, nextValue: name, currentValue: name, version: holding, ttlMs: step.ttlMs });
+            holding = result.ok ? result.version : null;
+            if (holding !== null) note(process, { note: "acquired", key: FENCING_KEY, version: holding });
+          }
+          break;
+        case "release":
+          if (holding !== null) {
+            const version = holding;
+            holding = null;
+            const result = await call({ op: "delete", key: FENCING_KEY, version });
+            note(process, { note: "released", key: FENCING_KEY, version, ok: result.ok });
+          }
+          break;
+        case "send":
+          if (holding !== null) {
+            sent.set(step.request, { owner: name, version: holding });
+            note(process, { note: "sent", requestId: "r" + step.request, owner: name, version: holding });
+          }
+          break;
+        case "sleep":
+          await call({ op: "sleep", ms: step.ms });
+          break;
+        default:
+          throw new Failure("the harness does not know the step " + describeValue(step));
+      }
+    }
+  }
+
+  async function deliverRequest(process, exports, ctx, delivery) {
+    await ctx.sleep(delivery.atMs);
+    const stamp = sent.get(delivery.request);
+    if (stamp === undefined) return;
+    const id = "r" + delivery.request;
+    const request = freeze({ id, owner: stamp.owner, version: stamp.version, payload: "payload of " + id });
+    try {
+      const accepted = await callLearner(process, exports, "handleRequest", [ctx, FENCING_KEY, request]);
+      if (typeof accepted !== "boolean") {
+        throw new Failure("handleRequest() returned " + describeValue(accepted) + "; expected true (applied) or false (rejected)");
+      }
+      note(process, { note: "handled", requestId: id, owner: stamp.owner, version: stamp.version, accepted });
+    } catch (error) {
+      note(process, { note: "failed", message: error instanceof Failure ? error.message : describeThrown("the test", error) });
+    }
+  }
+
+  function runFencingProcess(process, exports, ctx) {
+    if (process < workload.leaders.length) return runLeader(process, workload.leaders[process]);
+    if (process === workload.leaders.length) {
+      return Promise.all(workload.deliveries.map((delivery) => deliverRequest(process, exports, ctx, delivery)));
+    }
+    return Promise.resolve();
+  }
+
+  const SCRIPT_RUNNERS = {
+    lock: (process, exports, ctx) => runLockScript(process, exports, ctx, workload.scripts[process] || []),
+    lease: runReplica,
+    fencing: runFencingProcess,
+  };
 
   const setClocks = (nowsText) => {
     localNows = nowsText.split(",").map(Number);
@@ -286,3 +390,148 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
 
 /** The harness as source text for the sandbox: an expression for a function. */
 export const HARNESS_SOURCE = `(${harnessMain.toString()})`;
+
+// The cas exercise has no simulation: the learner writes the store itself,
+// and the grader compares its answers with the model's (see
+// crates/grader/src/cas/mod.rs, "The execution contract"). This runs the
+// operations against the learner's store and returns the recording.
+function casHarnessMain(namespace, opsJson, setConsoleSink, consoleLinesMax, halt) {
+  "use strict";
+  const { stringify, parse } = JSON;
+  const isSafeInteger = Number.isSafeInteger;
+  const ops = parse(opsJson);
+  const answers = [];
+  const consoleLines = [];
+  let failure = null;
+  let current = 0;
+  let lines = 0;
+  setConsoleSink((text) => {
+    lines += 1;
+    if (lines === consoleLinesMax + 1) {
+      failure = "printed more than " + consoleLinesMax + " lines to the console";
+      halt(failure);
+    }
+    if (lines > consoleLinesMax) return;
+    consoleLines.push({ op: current, text: text.length > 500 ? text.slice(0, 500) + "… (line cut)" : text });
+  });
+
+  function describe(value) {
+    if (value === undefined) return "undefined";
+    if (typeof value === "function") return "a function";
+    try {
+      const text = stringify(value);
+      return text === undefined ? String(value) : text.length > 80 ? text.slice(0, 80) + "…" : text;
+    } catch {
+      return String(value);
+    }
+  }
+
+  function describeCall(op, version) {
+    const quoted = (value) => (value === null ? "null" : stringify(value));
+    switch (op.op) {
+      case "get":
+        return "get(" + quoted(op.key) + ")";
+      case "delete":
+        return "delete(" + quoted(op.key) + (version === null ? "" : ", { version: " + version + " }") + ")";
+      default: {
+        const options = [];
+        if (version !== null) options.push("version: " + version);
+        if (op.ttlMs !== null) options.push("ttlMs: " + op.ttlMs);
+        return "compareAndSwap(" + quoted(op.key) + ", " + quoted(op.nextValue) + ", " + quoted(op.currentValue) + (options.length ? ", { " + options.join(", ") + " }" : "") + ")";
+      }
+    }
+  }
+
+  function describeThrown(call, error) {
+    if (error instanceof Error) return call + " threw " + error.name + ": " + error.message;
+    return call + " threw " + describe(error) + ", which is not an Error";
+  }
+
+  const isVersion = (value) => isSafeInteger(value) && value >= 0;
+  function record(value) {
+    if (value === null) return null;
+    if (typeof value !== "object" || typeof value.value !== "string" || !isVersion(value.version) || !isVersion(value.keyVersion)) {
+      throw new TypeError("a record must be { value: string, version, keyVersion } (whole numbers) or null");
+    }
+    return { value: value.value, version: value.version, keyVersion: value.keyVersion };
+  }
+
+  /** The learner's own version in an earlier answer (see `answers::version_in`). */
+  function versionIn(answer) {
+    if (!answer) return null;
+    if (answer.reply === "get") return answer.record === null ? null : answer.record.version;
+    if (answer.reply === "cas") return answer.ok ? answer.version : answer.current === null ? null : answer.current.version;
+    return null;
+  }
+
+  let nowMs = 0;
+  const clock = Object.freeze({ now: () => nowMs });
+  let store;
+  try {
+    store = namespace.createStore(clock);
+  } catch (error) {
+    return stringify({ answers, failure: describeThrown("createStore(clock)", error), console: consoleLines });
+  }
+  if (store === null || typeof store !== "object") {
+    return stringify({ answers, failure: "createStore(clock) returned " + describe(store) + "; expected an object with get, compareAndSwap and delete", console: consoleLines });
+  }
+
+  for (let index = 0; index < ops.length && failure === null; index += 1) {
+    const op = ops[index];
+    current = index;
+    if (op.op === "advance") {
+      nowMs += op.ms;
+      answers.push({ reply: "slept" });
+      continue;
+    }
+    let version = null;
+    if ((op.op === "cas" || op.op === "delete") && op.versionOf !== null) {
+      version = versionIn(answers[op.versionOf]);
+      if (version === null) break; // an earlier answer already differs; the checker reports it
+    }
+    const call = describeCall(op, version);
+    let result;
+    try {
+      if (op.op === "get") {
+        result = store.get(op.key);
+      } else if (op.op === "delete") {
+        result = version === null ? store.delete(op.key) : store.delete(op.key, { version });
+      } else {
+        const options = {};
+        if (version !== null) options.version = version;
+        if (op.ttlMs !== null) options.ttlMs = op.ttlMs;
+        result = Object.keys(options).length === 0
+          ? store.compareAndSwap(op.key, op.nextValue, op.currentValue)
+          : store.compareAndSwap(op.key, op.nextValue, op.currentValue, options);
+      }
+    } catch (error) {
+      failure = describeThrown(call + " at t=" + nowMs + " ms", error);
+      break;
+    }
+    if (failure !== null) break;
+    try {
+      if (result !== null && typeof result === "object" && typeof result.then === "function") {
+        throw new TypeError("it returned a Promise; the cas store is synchronous: return the answer itself");
+      }
+      if (op.op === "get") {
+        answers.push({ reply: "get", record: record(result) });
+      } else if (op.op === "delete") {
+        if (result === null || typeof result !== "object" || typeof result.ok !== "boolean") throw new TypeError("expected { ok: true } or { ok: false }");
+        answers.push({ reply: "delete", ok: result.ok });
+      } else if (result !== null && typeof result === "object" && result.ok === true) {
+        if (!isVersion(result.version)) throw new TypeError("a successful compareAndSwap returns { ok: true, version } with a whole-number version");
+        answers.push({ reply: "cas", ok: true, version: result.version, current: null });
+      } else if (result !== null && typeof result === "object" && result.ok === false) {
+        answers.push({ reply: "cas", ok: false, version: null, current: record(result.current === undefined ? null : result.current) });
+      } else {
+        throw new TypeError("expected { ok: true, version } or { ok: false, current }");
+      }
+    } catch (error) {
+      failure = call + " at t=" + nowMs + " ms returned " + describe(result) + ": " + error.message;
+    }
+  }
+  return stringify({ answers, failure, console: consoleLines });
+}
+
+/** The cas harness as source text: an expression for a function. */
+export const CAS_HARNESS_SOURCE = `(${casHarnessMain.toString()})`;

@@ -6,7 +6,7 @@
 // process in order, then repeatedly ask the simulation for the next step and
 // settle that call's promise inside the sandbox, running the learner's code
 // until it waits again.
-import { HARNESS_SOURCE } from "./harness.js";
+import { CAS_HARNESS_SOURCE, HARNESS_SOURCE } from "./harness.js";
 import { createSandbox, describeEngineError, DEFAULT_LIMITS } from "./sandbox.js";
 
 const STEP_CRASHED = 2;
@@ -55,7 +55,9 @@ const RUNS_PER_SANDBOX = 64;
 
 /**
  * A runner for one submission: `run(caseJson)` executes a grader case and
- * returns the execution as JSON text (`{ ending, trace }`). Reuses one
+ * returns what the grader reads as JSON text: the execution `{ ending,
+ * trace }` of the simulation, or for `cas` the recording `{ answers,
+ * failure, console }` of the learner's store's answers. Reuses one
  * sandbox for many runs; replaces it after a stop (the VM may be damaged by
  * an out-of-memory or an interrupted job) and every RUNS_PER_SANDBOX runs.
  */
@@ -76,15 +78,42 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
     if (sandbox === null || runsInSandbox >= RUNS_PER_SANDBOX) {
       retire();
       sandbox = createSandbox(engines.quickjs, { limits });
-      harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(HARNESS_SOURCE, "harness.js"));
+      const harnessSource = exercise === "cas" ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
+      harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
       runsInSandbox = 0;
     }
     runsInSandbox += 1;
-    const result = runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits });
+    const runner = exercise === "cas" ? runCasOnce : runOnce;
+    const result = runner(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits });
     if (sandbox.stopped) retire();
     return result;
   };
   return { run, dispose: retire };
+}
+
+/** Runs one cas case: the operations against the learner's store, no simulation. */
+function runCasOnce(engines, sandbox, casMain, { source, fileName, caseJson, limits }) {
+  const opsJson = JSON.stringify(JSON.parse(caseJson).workload.ops);
+  sandbox.beginRun();
+  const { vm } = sandbox;
+  let namespace;
+  try {
+    namespace = loadModule(vm, source, fileName);
+  } catch (error) {
+    return JSON.stringify({ answers: [], failure: error.message, console: [] });
+  }
+  const ops = vm.newString(opsJson);
+  const consoleLinesMax = vm.newNumber(limits.consoleLinesMax);
+  const result = vm.callFunction(casMain, vm.undefined, namespace, ops, sandbox.setConsoleSink, consoleLinesMax, sandbox.halt);
+  for (const handle of [namespace, ops, consoleLinesMax]) handle.dispose();
+  if (result.error) {
+    const error = vm.dump(result.error);
+    result.error.dispose();
+    // Interrupted or out of memory: the recording is lost with the stack, so
+    // report the stop at the first operation; the message says what happened.
+    return JSON.stringify({ answers: [], failure: `${fileName} ${sandbox.stopped ?? describeEngineError(error)}`, console: [] });
+  }
+  return result.value.consume((text) => vm.getString(text));
 }
 
 /** Runs one case (see `createCaseRunner`) in a ready sandbox. */
