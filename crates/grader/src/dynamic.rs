@@ -154,3 +154,33 @@ pub fn token_of_case_json(name: &str, case_json: &str) -> Result<String, String>
     }
     with_exercise!(name, exercise => with(exercise, case_json))
 }
+
+/// The Rust reference solution's execution of a case (JSON in and out): the
+/// yardstick for the JavaScript harness, which must produce the very same
+/// trace when it runs the lesson's `solution.js`.
+pub fn reference_execution_json(name: &str, case_json: &str) -> Result<String, String> {
+    fn parse<W: DeserializeOwned>(case_json: &str) -> Result<Case<W>, String> {
+        serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))
+    }
+    let execution = match name {
+        "cas" => crate::cas::run_rust(crate::cas::CasVariant::Reference, &parse(case_json)?),
+        "lock" => crate::lock::run_rust(lock::LockVariant::Reference, &parse(case_json)?),
+        "lease" => crate::lease::run_rust(lease::LeaseVariant::Reference, &parse(case_json)?),
+        "fencing" => crate::fencing::run_rust(lease::FencingVariant::Reference, &parse(case_json)?),
+        other => return Err(unknown(other)),
+    };
+    serde_json::to_string(&execution).map_err(|error| error.to_string())
+}
+
+/// The execution the grader reads from a host's answer for a case (JSON).
+pub fn execution_json_from_answer(name: &str, case_json: &str, answer_json: &str) -> Result<String, String> {
+    fn with<E: Hosted>(exercise: &E, case_json: &str, answer_json: &str) -> Result<String, String>
+    where
+        E::Workload: DeserializeOwned,
+    {
+        let case: Case<E::Workload> = serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))?;
+        let execution = exercise.execution_from_json(&case, answer_json)?;
+        serde_json::to_string(&execution).map_err(|error| error.to_string())
+    }
+    with_exercise!(name, exercise => with(exercise, case_json, answer_json))
+}

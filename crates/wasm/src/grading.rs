@@ -60,3 +60,16 @@ pub fn render_counterexample(counterexample_json: &str) -> Result<String, JsErro
         .map_err(|error| JsError::new(&format!("malformed counterexample: {error}")))?;
     Ok(grader::timeline::render_counterexample(&counterexample))
 }
+
+/// The Rust reference solution's execution of a case, as JSON (for the
+/// test that holds the JavaScript harness to the Rust one).
+#[wasm_bindgen(js_name = referenceExecution)]
+pub fn reference_execution(exercise: &str, case_json: &str) -> Result<String, JsError> {
+    grader::dynamic::reference_execution_json(exercise, case_json).map_err(|message| JsError::new(&message))
+}
+
+/// The execution the grader reads from the runner's answer for a case.
+#[wasm_bindgen(js_name = executionFromAnswer)]
+pub fn execution_from_answer(exercise: &str, case_json: &str, answer_json: &str) -> Result<String, JsError> {
+    grader::dynamic::execution_json_from_answer(exercise, case_json, answer_json).map_err(|message| JsError::new(&message))
+}
