@@ -184,3 +184,11 @@ pub fn execution_json_from_answer(name: &str, case_json: &str, answer_json: &str
     }
     with_exercise!(name, exercise => with(exercise, case_json, answer_json))
 }
+
+/// The most points a submission of exercise `name` can score.
+pub fn max_score(name: &str) -> Result<u32, String> {
+    fn with<E: Exercise>(exercise: &E) -> Result<u32, String> {
+        Ok(exercise.scenarios().iter().map(|scenario| scenario.points).sum::<u32>() + exercise.random_points())
+    }
+    with_exercise!(name, exercise => with(exercise))
+}

@@ -73,3 +73,16 @@ pub fn reference_execution(exercise: &str, case_json: &str) -> Result<String, Js
 pub fn execution_from_answer(exercise: &str, case_json: &str, answer_json: &str) -> Result<String, JsError> {
     grader::dynamic::execution_json_from_answer(exercise, case_json, answer_json).map_err(|message| JsError::new(&message))
 }
+
+/// Checks the runner's answer for one case: the violation as JSON, or "null".
+#[wasm_bindgen(js_name = checkAnswer)]
+pub fn check_answer(exercise: &str, case_json: &str, answer_json: &str) -> Result<String, JsError> {
+    let violation = grader::dynamic::check_json(exercise, case_json, answer_json).map_err(|message| JsError::new(&message))?;
+    Ok(serde_json::to_string(&violation).expect("violations serialize"))
+}
+
+/// The most points a submission of the exercise can score.
+#[wasm_bindgen(js_name = maxScore)]
+pub fn max_score(exercise: &str) -> Result<u32, JsError> {
+    grader::dynamic::max_score(exercise).map_err(|message| JsError::new(&message))
+}

@@ -77,9 +77,10 @@ export function preflight(quickjs, { exercise, source, fileName }) {
 /**
  * Grades `source` for `exercise`. Resolves to the suite report (the Rust
  * grader's shape: `{ exercise, score, maxScore, tests: [...] }`), plus
- * `problems` when the submission could not be run at all.
+ * `problems`: when the submission could not be run at all (a syntax error, a
+ * missing export), one sentence each, and no tests.
  */
-export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS }) {
+export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun }) {
   const spec = EXERCISES[exercise];
   if (!spec) throw new Error(`there is no exercise named "${exercise}"; the exercises are ${Object.keys(EXERCISES).join(", ")}`);
   const file = fileName ?? spec.file;
@@ -87,12 +88,40 @@ export async function gradeSource(engines, { exercise, source, fileName, options
   await engines.quickjs.refill();
   const problems = preflight(engines.quickjs, { exercise, source, fileName: file });
   if (problems.length > 0) {
-    return { exercise, score: 0, maxScore: null, problems, tests: [] };
+    return { exercise, score: 0, maxScore: engines.leaselab.maxScore(exercise), problems, tests: [] };
   }
   const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits });
   try {
-    const reportJson = engines.leaselab.gradeSubmission(exercise, options, runner.run);
+    const run = onRun
+      ? (caseJson) => {
+          onRun();
+          return runner.run(caseJson);
+        }
+      : runner.run;
+    const reportJson = engines.leaselab.gradeSubmission(exercise, options, run);
     return { ...JSON.parse(reportJson), problems: [] };
+  } finally {
+    runner.dispose();
+  }
+}
+
+/**
+ * Replays one run from its replay token (the "copy link" of a failing
+ * test): the same case, the same source, the same trace. Resolves to
+ * `{ caseJson, execution, violation }`, with `execution` the `{ ending,
+ * trace }` the grader checked and `violation` null if the run passes now.
+ */
+export async function replaySource(engines, { exercise, source, token, fileName, limits = DEFAULT_LIMITS }) {
+  const spec = EXERCISES[exercise];
+  if (!spec) throw new Error(`there is no exercise named "${exercise}"`);
+  await engines.quickjs.refill();
+  const caseJson = engines.leaselab.caseFromToken(exercise, token);
+  const runner = createCaseRunner(engines, { exercise, source, fileName: fileName ?? spec.file, limits });
+  try {
+    const answer = runner.run(caseJson);
+    const execution = JSON.parse(engines.leaselab.executionFromAnswer(exercise, caseJson, answer));
+    const violation = JSON.parse(engines.leaselab.checkAnswer(exercise, caseJson, answer));
+    return { caseJson, execution, violation };
   } finally {
     runner.dispose();
   }

@@ -1,0 +1,43 @@
+// The grader in a browser Web Worker, so the page stays responsive while a
+// suite runs. The page talks to it with `createGraderClient()` (client.js).
+//
+// Messages in:  { id, type: "grade", exercise, source, options }
+//               { id, type: "replay", exercise, source, token }
+// Messages out: { id, type: "progress", runs }                (while grading)
+//               { id, type: "result", report }                 (grade)
+//               { id, type: "result", replay: { caseJson, execution, violation, timeline } }
+//               { id, type: "error", message }                 (the grader itself failed)
+import { loadEngines } from "./engine.js";
+import { gradeSource, replaySource } from "./grade.js";
+
+/** Where the wasm files are, relative to this worker's bundle in web/dist. */
+const SOURCES = {
+  leaselabWasm: new URL("./leaselab_bg.wasm", import.meta.url),
+  quickjsWasm: new URL("./quickjs.wasm", import.meta.url),
+};
+
+let engines = null;
+
+self.addEventListener("message", async (event) => {
+  const request = event.data;
+  try {
+    engines ??= await loadEngines(SOURCES);
+    if (request.type === "grade") {
+      let runs = 0;
+      const onRun = () => {
+        runs += 1;
+        // Progress every few runs: posting is cheap, but not free.
+        if (runs % 8 === 0) self.postMessage({ id: request.id, type: "progress", runs });
+      };
+      const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun });
+      self.postMessage({ id: request.id, type: "result", report });
+    } else if (request.type === "replay") {
+      const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
+      self.postMessage({ id: request.id, type: "result", replay });
+    } else {
+      throw new Error(`unknown request type ${request.type}`);
+    }
+  } catch (error) {
+    self.postMessage({ id: request.id, type: "error", message: error instanceof Error ? error.message : String(error) });
+  }
+});
