@@ -1,0 +1,48 @@
+// Runner benchmark: how long a whole suite takes to grade the lesson's
+// reference solution in Node (each exercise, default 100 random seeds), and
+// how many submissions per second a batch grades on all cores. Prints
+// figures; never passes or fails on a clock. `cargo xtask bench` runs it.
+import { copyFileSync, mkdtempSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadNodeEngines } from "../web/src/runner/node.js";
+import { gradeSource, EXERCISES } from "../web/src/runner/grade.js";
+import { loadSubmissions } from "../cli/submissions.js";
+import { gradeInParallel } from "../cli/batch.js";
+
+const LESSON = fileURLToPath(new URL("../exercises/ownership-election/", import.meta.url));
+const SEEDS = 100;
+const ROUNDS = 3;
+
+const engines = await loadNodeEngines();
+console.log(`suite timings in Node ${process.version} (${SEEDS} random seeds + named scenarios; best of ${ROUNDS})`);
+for (const exercise of Object.keys(EXERCISES)) {
+  const source = await readFile(join(LESSON, exercise, "solution.js"), "utf8");
+  let best = Infinity;
+  let runs = 0;
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const started = performance.now();
+    const report = await gradeSource(engines, { exercise, source, options: { seeds: SEEDS } });
+    best = Math.min(best, performance.now() - started);
+    runs = report.tests.reduce((sum, test) => sum + test.runs, 0);
+    if (report.score !== report.maxScore) throw new Error(`${exercise}: the reference solution must pass`);
+  }
+  console.log(`  ${exercise.padEnd(8)} ${String(runs).padStart(4)} runs in ${best.toFixed(0).padStart(5)} ms  (${(best / runs).toFixed(2)} ms/run)`);
+}
+
+// A class: CLASS_SIZE copies of the full set of solutions, graded in a worker pool.
+const CLASS_SIZE = 12;
+const dirs = [];
+for (let index = 0; index < CLASS_SIZE; index += 1) {
+  const dir = mkdtempSync(join(tmpdir(), `leaselab-bench-${index}-`));
+  for (const exercise of Object.keys(EXERCISES)) copyFileSync(join(LESSON, exercise, "solution.js"), join(dir, `${exercise}.js`));
+  dirs.push(dir);
+}
+const submissions = await loadSubmissions(dirs, { exercise: null });
+const jobs = availableParallelism();
+const started = performance.now();
+await gradeInParallel(submissions, { firstSeed: 1, seeds: SEEDS }, jobs);
+const seconds = (performance.now() - started) / 1000;
+console.log(`batch: ${CLASS_SIZE} submissions (all four exercises each) in ${seconds.toFixed(1)} s on ${jobs} threads: ${(CLASS_SIZE / seconds).toFixed(2)} submissions/s (200 would take ~${(200 / (CLASS_SIZE / seconds)).toFixed(0)} s)`);
