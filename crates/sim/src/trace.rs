@@ -56,9 +56,11 @@ pub enum Happening {
     Lost { call: CallId },
     /// A key's TTL ran out; the store deleted it.
     Expire { key: String, revision: u64 },
+    #[serde(rename_all = "camelCase")]
     PauseStart { until_ms: u64 },
     PauseEnd,
     Crash,
+    #[serde(rename_all = "camelCase")]
     ClockJump { forward_ms: u64 },
     Note { note: Note },
     /// The process's workload returned.

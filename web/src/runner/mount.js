@@ -1,0 +1,249 @@
+// An exercise's code runner on the page: the editor with the learner's
+// draft, "Run tests" (graded in a Web Worker, with progress; the page stays
+// responsive), the list of tests, and for a failing test its minimal
+// counterexample as a timeline to step through, with the console output
+// beside the step that printed it and a link that reopens this very run.
+//
+// Functional core, imperative shell: `update(state, action)` is pure; the
+// shell runs the worker, the editor and the DOM.
+import { createEditor } from "./editor.js";
+import { gradeInWorker, replayInWorker } from "./client.js";
+import { parseReplayFragment, replayFragment } from "./link.js";
+import { timelineModel } from "./timeline-model.js";
+import { renderTimeline } from "./timeline-view.js";
+
+export function initialState() {
+  return { status: "idle", runs: 0, report: null, error: null, open: null, step: 0 };
+}
+
+/** `open`: { title, violation, trace, processes, token, source } of the failing run on show. */
+export function update(state, action) {
+  switch (action.type) {
+    case "run-started":
+      return { ...state, status: "running", runs: 0, error: null };
+    case "progress":
+      return { ...state, runs: action.runs };
+    case "graded":
+      return { ...state, status: "done", report: action.report, open: null, step: 0 };
+    case "failed":
+      return { ...state, status: "error", error: action.message };
+    case "open-run": {
+      const violationStep = action.open.violation?.traceIndex ?? 0;
+      return { ...state, open: action.open, step: Math.min(violationStep, action.open.trace.length - 1) };
+    }
+    case "close-run":
+      return { ...state, open: null };
+    case "step":
+      return state.open ? { ...state, step: Math.max(0, Math.min(state.open.trace.length - 1, state.step + action.by)) } : state;
+    case "step-to":
+      return state.open ? { ...state, step: Math.max(0, Math.min(state.open.trace.length - 1, action.index)) } : state;
+    default:
+      throw new Error(`unknown action ${action.type}`);
+  }
+}
+
+const h = (tag, attributes = {}, ...children) => {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else element.setAttribute(name, value === true ? "" : String(value));
+  }
+  element.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return element;
+};
+
+/** Mounts the runner for `exercise` ({ name, file, starter, … }) into `root`. */
+export function mountRunner(root, { exercise, progress }) {
+  let state = initialState();
+  let source = progress.getDraft(exercise.name) ?? exercise.starter;
+  const linked = parseReplayFragment(location.hash);
+  const fromLink = linked && linked.exercise === exercise.name ? linked : null;
+  if (fromLink) source = fromLink.source;
+
+  const status = h("p", { class: "runner-status", role: "status", "aria-live": "polite" });
+  const runButton = h("button", { type: "button", class: "primary", onclick: () => run() }, "Run tests");
+  const resetButton = h("button", {
+    type: "button",
+    onclick: () => {
+      if (!confirm(`Replace your ${exercise.file} with the starter code? Your current code will be lost.`)) return;
+      editor.set(exercise.starter);
+      progress.clearDraft(exercise.name);
+    },
+  }, "Reset to starter");
+  const editorHost = h("div", { class: "runner-editor" });
+  const results = h("section", { class: "runner-results", "aria-label": `Test results for ${exercise.file}` });
+  const story = h("section", { class: "runner-story", "aria-label": "The failing run, step by step", hidden: true });
+  root.replaceChildren(
+    h("div", { class: "runner-toolbar" }, runButton, resetButton, status),
+    editorHost,
+    results,
+    story,
+  );
+  const editor = createEditor(editorHost, {
+    doc: source,
+    label: `${exercise.file}: your solution`,
+    onChange: (text) => progress.setDraft(exercise.name, text),
+  });
+
+  const dispatch = (action) => {
+    state = update(state, action);
+    render();
+  };
+
+  async function run() {
+    if (state.status === "running") return;
+    progress.flush?.();
+    const code = editor.text;
+    dispatch({ type: "run-started" });
+    try {
+      const report = await gradeInWorker({ exercise: exercise.name, source: code, onProgress: (runs) => dispatch({ type: "progress", runs }) });
+      report.source = code;
+      dispatch({ type: "graded", report });
+      const passed = report.problems.length === 0 && report.tests.every((test) => test.status === "passed");
+      progress.recordRun(exercise.name, { passed, summary: `${report.score}/${report.maxScore}` });
+      if (passed) progress.markPassed(exercise.name);
+      results.querySelector("button, li")?.focus?.();
+    } catch (error) {
+      dispatch({ type: "failed", message: error.message });
+    }
+  }
+
+  function openTest(test) {
+    const counterexample = test.counterexample;
+    dispatch({
+      type: "open-run",
+      open: {
+        title: test.name,
+        violation: counterexample.violation,
+        trace: counterexample.trace,
+        processes: counterexample.processes,
+        token: counterexample.replayToken,
+        source: state.report.source,
+      },
+    });
+    story.querySelector(".story-next")?.focus();
+  }
+
+  function renderResults() {
+    if (state.status === "idle") {
+      results.replaceChildren(h("p", { class: "runner-hint" }, `Press Run tests to grade ${exercise.file} against the hidden tests.`));
+      return;
+    }
+    if (state.status === "error") {
+      results.replaceChildren(h("p", { class: "runner-error", role: "alert" }, `The grader could not run: ${state.error}. Your code is saved; reload the page and try again.`));
+      return;
+    }
+    if (state.status === "running" || !state.report) return;
+    const report = state.report;
+    if (report.problems.length > 0) {
+      results.replaceChildren(h("div", { class: "runner-problems", role: "alert" }, h("p", {}, `${exercise.file} could not be run:`), h("ul", {}, report.problems.map((problem) => h("li", {}, h("code", {}, problem))))));
+      return;
+    }
+    const passed = report.tests.filter((test) => test.status === "passed").length;
+    results.replaceChildren(
+      h("p", { class: "runner-summary" }, `${passed} of ${report.tests.length} tests passed · ${report.score}/${report.maxScore} points`),
+      h(
+        "ol",
+        { class: "runner-tests" },
+        report.tests.map((test) =>
+          h(
+            "li",
+            { class: `runner-test is-${test.status}` },
+            h("span", { class: "runner-test-mark", "aria-hidden": "true" }, test.status === "passed" ? "✓" : "✗"),
+            h("span", { class: "runner-test-name" }, `${test.name}${test.runs > 1 ? ` (${test.runs} schedules)` : ""}`, h("span", { class: "visually-hidden" }, test.status === "passed" ? ": passed" : ": failed")),
+            test.status === "passed" ? null : h("p", { class: "runner-test-message" }, test.message),
+            test.counterexample ? h("button", { type: "button", class: "small", onclick: () => openTest(test) }, "Show the failing run") : null,
+          ),
+        ),
+      ),
+    );
+  }
+
+  function renderStory() {
+    const open = state.open;
+    story.hidden = open === null;
+    if (!open) {
+      story.replaceChildren();
+      return;
+    }
+    const model = timelineModel(open.trace, open.violation, open.processes);
+    const current = model.steps[state.step];
+    const copy = h("button", {
+      type: "button",
+      class: "small",
+      onclick: async () => {
+        const url = `${location.origin}${location.pathname}${replayFragment({ exercise: exercise.name, token: open.token, source: open.source })}`;
+        try {
+          await navigator.clipboard.writeText(url);
+          copyNote.textContent = "Link copied: it reopens exactly this run.";
+        } catch {
+          copyNote.textContent = `Copy this link: ${url}`;
+        }
+        history.replaceState(null, "", url);
+      },
+    }, "Copy link");
+    const copyNote = h("span", { class: "copy-note", role: "status" });
+    const consoleBeside = model.console.length
+      ? h("ol", { class: "story-console", "aria-label": "Console output" }, model.console.map((line) => h("li", { class: line.step === state.step ? "is-current" : line.step > state.step ? "is-later" : "" }, h("span", { class: "story-console-who" }, `${line.lane} @ ${line.atMs} ms`), ` ${line.text}`)))
+      : h("p", { class: "story-console-empty" }, "Your code printed nothing in this run.");
+    story.replaceChildren(
+      h("h4", {}, `Failing run: ${open.title}`),
+      h("p", { class: "story-violation" }, open.violation.message),
+      h("div", { class: "story-canvas" }, renderTimeline(model, state.step)),
+      h(
+        "div",
+        { class: "story-stepper" },
+        h("button", { type: "button", class: "small story-previous", onclick: () => dispatch({ type: "step", by: -1 }), disabled: state.step === 0 }, "◀ Previous"),
+        h("span", { class: "story-position" }, `Step ${state.step + 1} of ${model.steps.length}`),
+        h("button", { type: "button", class: "small story-next", onclick: () => dispatch({ type: "step", by: 1 }), disabled: state.step >= model.steps.length - 1 }, "Next ▶"),
+        h("button", { type: "button", class: "small", onclick: () => dispatch({ type: "step-to", index: open.violation.traceIndex ?? 0 }) }, "Go to the violation"),
+        copy,
+        h("button", { type: "button", class: "small", onclick: () => dispatch({ type: "close-run" }) }, "Close"),
+      ),
+      h(
+        "p",
+        { class: `story-step${current?.violation ? " is-violation" : ""}`, "aria-live": "polite" },
+        current ? `t=${current.atMs} ms · ${current.lane}${current.localMs !== null ? ` (its clock: ${current.localMs} ms)` : ""}: ${current.text}${current.violation ? " ← the rule breaks here" : ""}` : "",
+      ),
+      consoleBeside,
+      copyNote,
+    );
+  }
+
+  function render() {
+    runButton.disabled = state.status === "running";
+    status.textContent =
+      state.status === "running" ? `Running the tests… ${state.runs} runs so far` : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : "";
+    renderResults();
+    renderStory();
+  }
+
+  story.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowRight") dispatch({ type: "step", by: 1 });
+    if (event.key === "ArrowLeft") dispatch({ type: "step", by: -1 });
+  });
+
+  render();
+  root.dataset.ready = "true";
+
+  // Opened from a "copy link": replay that run at once and show it.
+  if (fromLink) {
+    root.scrollIntoView({ block: "start" });
+    status.textContent = "Replaying the linked run…";
+    replayInWorker({ exercise: exercise.name, source: fromLink.source, token: fromLink.token })
+      .then((replay) => {
+        state = { ...state, status: "done", report: { problems: [], tests: [], score: 0, maxScore: 0, source: fromLink.source } };
+        if (!replay.violation) {
+          status.textContent = "The linked run passes with this code.";
+          return;
+        }
+        const processes = JSON.parse(replay.caseJson).plan.processes;
+        const trace = replay.execution.trace.slice(0, (replay.violation.traceIndex ?? replay.execution.trace.length - 1) + 1);
+        dispatch({ type: "open-run", open: { title: "the linked run", violation: replay.violation, trace, processes, token: fromLink.token, source: fromLink.source } });
+        status.textContent = "Showing the linked run.";
+      })
+      .catch((error) => dispatch({ type: "failed", message: error.message }));
+  }
+  return { run };
+}

@@ -1,0 +1,90 @@
+// Draws a timeline model (timeline-model.js) as SVG: one lane per process
+// and one for the store, time left to right. Calls are arrows from the
+// process to the store (when it applied them) and back (when the answer
+// arrived); ownership is a bar on the holder's lane; pauses are hatched,
+// crashes and expiries marked; the current step is a cursor, the violation
+// is ringed in red.
+
+const SVG = "http://www.w3.org/2000/svg";
+const LANE_HEIGHT_PX = 44;
+const LEFT_PX = 56;
+const RIGHT_PX = 16;
+const TOP_PX = 24;
+
+function svg(tag, attributes = {}, text = null) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  if (text !== null) element.textContent = text;
+  return element;
+}
+
+/** Renders `model` with `currentStep` highlighted into a new <svg>. */
+export function renderTimeline(model, currentStep, widthPx = 720) {
+  const heightPx = TOP_PX + model.lanes.length * LANE_HEIGHT_PX + 8;
+  const root = svg("svg", { viewBox: `0 0 ${widthPx} ${heightPx}`, class: "timeline-svg", role: "img", "aria-label": "Timeline of the failing run; use the step buttons to walk through it" });
+  const spanMs = Math.max(1, model.endMs);
+  const x = (atMs) => LEFT_PX + ((widthPx - LEFT_PX - RIGHT_PX) * atMs) / spanMs;
+  const laneY = (lane) => TOP_PX + model.lanes.indexOf(lane) * LANE_HEIGHT_PX + LANE_HEIGHT_PX / 2;
+
+  const defs = svg("defs");
+  const marker = svg("marker", { id: "timeline-arrow", viewBox: "0 0 8 8", refX: 7, refY: 4, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" });
+  marker.append(svg("path", { d: "M0,0 L8,4 L0,8 z", class: "timeline-arrowhead" }));
+  const hatch = svg("pattern", { id: "timeline-hatch", width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });
+  hatch.append(svg("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "timeline-hatch-line" }));
+  defs.append(marker, hatch);
+  root.append(defs);
+
+  // Time axis: a few ticks.
+  const ticks = 5;
+  for (let tick = 0; tick <= ticks; tick += 1) {
+    const atMs = Math.round((spanMs * tick) / ticks);
+    root.append(svg("text", { x: x(atMs), y: 12, class: "timeline-tick", "text-anchor": "middle" }, `${atMs} ms`));
+  }
+
+  for (const lane of model.lanes) {
+    const y = laneY(lane);
+    root.append(svg("line", { x1: LEFT_PX, y1: y, x2: widthPx - RIGHT_PX, y2: y, class: lane === "store" ? "timeline-lane timeline-lane-store" : "timeline-lane" }));
+    root.append(svg("text", { x: 8, y: y + 4, class: "timeline-lane-label" }, lane));
+  }
+  for (const pause of model.pauses) {
+    const y = laneY(pause.lane);
+    root.append(svg("rect", { x: x(pause.fromMs), y: y - 12, width: Math.max(2, x(pause.toMs) - x(pause.fromMs)), height: 24, class: "timeline-pause" }, null));
+  }
+  for (const hold of model.holds) {
+    const y = laneY(hold.lane);
+    const bar = svg("rect", { x: x(hold.fromMs), y: y - 5, width: Math.max(2, x(hold.toMs) - x(hold.fromMs)), height: 10, rx: 3, class: "timeline-hold" });
+    bar.append(svg("title", {}, hold.label));
+    root.append(bar);
+  }
+  const storeY = laneY("store");
+  for (const call of model.calls) {
+    if (call.request.op === "sleep") continue;
+    const y = laneY(call.lane);
+    if (call.applyMs !== null) {
+      root.append(svg("line", { x1: x(call.invokeMs), y1: y, x2: x(call.applyMs), y2: storeY - 4, class: "timeline-call", "marker-end": "url(#timeline-arrow)" }));
+      if (call.completeMs !== null) {
+        root.append(svg("line", { x1: x(call.applyMs), y1: storeY - 4, x2: x(call.completeMs), y2: y, class: "timeline-reply", "marker-end": "url(#timeline-arrow)" }));
+      }
+    }
+  }
+  for (const mark of model.marks) {
+    const y = laneY(mark.lane);
+    const cx = x(mark.atMs);
+    const shape =
+      mark.kind === "crash"
+        ? svg("path", { d: `M${cx - 6},${y - 6} L${cx + 6},${y + 6} M${cx + 6},${y - 6} L${cx - 6},${y + 6}`, class: "timeline-crash" })
+        : mark.kind === "work"
+          ? svg("circle", { cx, cy: y, r: 2.5, class: "timeline-work" })
+          : svg("circle", { cx, cy: y, r: 5, class: `timeline-mark timeline-${mark.kind}` });
+    shape.append(svg("title", {}, mark.label));
+    root.append(shape);
+  }
+  const violation = model.steps.find((step) => step.violation);
+  if (violation) root.append(svg("circle", { cx: x(violation.atMs), cy: laneY(violation.lane), r: 10, class: "timeline-violation" }));
+  const current = model.steps[currentStep];
+  if (current) {
+    root.append(svg("line", { x1: x(current.atMs), y1: TOP_PX - 6, x2: x(current.atMs), y2: heightPx - 4, class: "timeline-cursor" }));
+    root.append(svg("circle", { cx: x(current.atMs), cy: laneY(current.lane), r: 6, class: "timeline-current" }));
+  }
+  return root;
+}
