@@ -12,7 +12,7 @@ after(async () => {
 });
 
 async function openPlayground(options) {
-  const opened = await openPage(session.browser, session.url, options);
+  const opened = await openPage(session.browser, `${session.url}playground.html`, options);
   await opened.page.locator('[data-widget="cas-playground"][data-ready="true"]').waitFor();
   return opened;
 }

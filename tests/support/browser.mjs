@@ -34,9 +34,14 @@ export async function startBrowser() {
   };
 }
 
-/** A new page that fails the test on any uncaught page error or console error. */
-export async function openPage(browser, url, { colorScheme = "light", viewport = { width: 1280, height: 900 } } = {}) {
-  const context = await browser.newContext({ colorScheme, viewport });
+/**
+ * A new page (in a fresh context: empty storage) that collects uncaught page
+ * errors and console errors in `problems`. `javaScriptEnabled: false` shows
+ * the page as a browser without scripts would; `acceptDownloads` lets a test
+ * read what the page downloads.
+ */
+export async function openPage(browser, url, { colorScheme = "light", viewport = { width: 1280, height: 900 }, javaScriptEnabled = true, acceptDownloads = false } = {}) {
+  const context = await browser.newContext({ colorScheme, viewport, javaScriptEnabled, acceptDownloads });
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));

@@ -1,33 +1,165 @@
-// The page's entry: finds every widget placeholder (`data-widget="name"`)
-// and mounts the widget there, loading the wasm module only when a widget
-// needs it. The text of the page is plain HTML and reads without scripts.
-import { loadWasm } from "./wasm.js";
+// The page's entry. The lesson's text, quizzes and exercises are already in
+// the HTML (rendered by web/build at build time) and read without scripts;
+// this brings them to life:
+// - the progress store (localStorage), the table of contents' progress,
+//   "export" and "reset";
+// - quizzes and exercise hints, mounted at once (small, and already drawn);
+// - widgets, mounted when they come near the screen, each loading its own
+//   code, and the wasm module only for widgets that need it.
+// The same entry serves the standalone playground page, which has widgets only.
+import { createProgressStore } from "./storage/progress.js";
+import { mountActions } from "./lesson/actions.js";
+import { mountExercise } from "./lesson/exercise.js";
+import { mountProgress } from "./lesson/progress.js";
+import { mountQuiz } from "./lesson/quiz.js";
 
-/** Widget name → a loader returning its mount function. Code-split per widget. */
+/** Widget name → how to load its mount function, and whether it runs on the wasm store. Code-split per widget. */
 const WIDGETS = {
-  "cas-playground": () => import("./widgets/cas-playground/view.js").then((module) => module.mountCasPlayground),
+  "cas-playground": { load: () => import("./widgets/cas-playground/view.js").then((module) => module.mountCasPlayground), wasm: true },
+  "uptime-estimator": { load: () => import("./widgets/uptime-estimator/view.js").then((module) => module.mountUptimeEstimator), wasm: false },
+  // "failover-simulator" comes later; until then the page shows the text the build wrote in its place.
 };
 
-async function mountWidget(element) {
-  const name = element.dataset.widget;
-  const load = WIDGETS[name];
-  if (!load) {
-    element.textContent = `Unknown widget "${name}".`;
-    return;
-  }
+/**
+ * The code runner (web/src/runner) mounts into every `.exercise-runner`
+ * element; until it is connected, that element shows the starter code.
+ * To connect it, set this to
+ *   () => import("./runner/mount.js").then((module) => module.mountRunner)
+ * It is called as `mountRunner(element, { exercise, progress })`, where
+ * `exercise` is { name, title, file, exports, starter, hintsTotal } and
+ * `progress` is the store from storage/progress.js (getDraft, setDraft,
+ * recordRun, markPassed …).
+ */
+const loadRunner = null;
+
+/** How far below the screen a widget starts loading, so it is ready when it scrolls in. */
+const WIDGET_PRELOAD_MARGIN = "600px 0px";
+
+function main() {
+  const lesson = readLessonData();
+  if (lesson) startLesson(lesson);
+  watchWidgets();
+}
+
+function readLessonData() {
+  const element = document.getElementById("lesson-data");
+  if (!element) return null;
   try {
-    const [mount, wasm] = await Promise.all([load(), loadWasm()]);
-    mount(element, wasm);
-    element.dataset.ready = "true";
+    return JSON.parse(element.textContent);
   } catch (error) {
     console.error(error);
-    element.replaceChildren();
-    const message = document.createElement("p");
-    message.className = "widget-error";
-    message.setAttribute("role", "alert");
-    message.textContent = `This interactive part could not start (${error.message}). Reload the page; if it persists, your browser may not support WebAssembly.`;
-    element.append(message);
+    showPageProblem("The interactive parts of this page could not start (its data is damaged). The text still reads; rebuild the page to fix the rest.");
+    return null;
   }
 }
 
-for (const element of document.querySelectorAll("[data-widget]")) mountWidget(element);
+function startLesson(lesson) {
+  const progress = createProgressStore();
+  // Drafts are saved a moment after typing stops; leaving the page saves at once.
+  addEventListener("pagehide", () => progress.flush());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") progress.flush();
+  });
+
+  guard("progress", () => mountProgress(document, lesson, progress));
+  guard("actions", () => mountActions(document, lesson, progress));
+  for (const element of document.querySelectorAll(".quiz[data-quiz]")) {
+    const key = element.dataset.quiz;
+    guard(`quiz ${key}`, () => mountQuiz(element, key, lesson.quizzes[key], progress), element);
+  }
+  for (const element of document.querySelectorAll(".exercise[data-exercise]")) {
+    const exercise = lesson.exercises[element.dataset.exercise];
+    guard(`exercise ${exercise?.name}`, () => mountExercise(element, exercise, progress), element);
+    const runner = element.querySelector(".exercise-runner");
+    if (runner && loadRunner) {
+      loadRunner()
+        .then((mountRunner) => mountRunner(runner, { exercise, progress }))
+        .catch((error) => showProblem(runner, `The code editor could not start (${error.message}). The starter code is shown instead; reload to try again.`, error));
+    }
+  }
+  adaptContents();
+  document.documentElement.dataset.lessonReady = "true";
+  window.leaselab = { progress };
+}
+
+/** Runs a mount; if it throws, says so in place and carries on with the rest of the page. */
+function guard(what, mount, element = null) {
+  try {
+    mount();
+  } catch (error) {
+    if (element) showProblem(element.querySelector(".quiz-live, .exercise-runner") ?? element, `This part of the page could not start (${error.message}). The rest of the lesson works; reloading may help.`, error);
+    else console.error(`${what} could not start`, error);
+  }
+}
+
+function showProblem(element, text, error) {
+  console.error(error);
+  const message = document.createElement("p");
+  message.className = "widget-error";
+  message.setAttribute("role", "alert");
+  message.textContent = text;
+  element.replaceChildren(message);
+}
+
+function showPageProblem(text) {
+  const main = document.querySelector("main");
+  const message = document.createElement("p");
+  message.className = "widget-error";
+  message.setAttribute("role", "alert");
+  message.textContent = text;
+  main?.prepend(message);
+}
+
+/** On a narrow screen the contents and progress start folded, so the lesson is what you see first. */
+function adaptContents() {
+  const details = document.querySelector(".sidebar-details");
+  if (!details) return;
+  const wide = matchMedia("(min-width: 60rem)");
+  const apply = () => {
+    details.open = wide.matches;
+  };
+  apply();
+  wide.addEventListener("change", apply);
+  // On a phone, following a link in the contents folds them away again.
+  details.addEventListener("click", (event) => {
+    if (!wide.matches && event.target.closest("a")) details.open = false;
+  });
+}
+
+// ---- widgets ---------------------------------------------------------------
+
+function watchWidgets() {
+  const elements = [...document.querySelectorAll("[data-widget]")].filter((element) => WIDGETS[element.dataset.widget]);
+  if (elements.length === 0) return;
+  const observer = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        observer.unobserve(entry.target);
+        mountWidget(entry.target);
+      }
+    },
+    { rootMargin: WIDGET_PRELOAD_MARGIN },
+  );
+  for (const element of elements) observer.observe(element);
+}
+
+/** The wasm module and its glue code load only when the first widget that needs them mounts. */
+const loadWasm = () => import("./wasm.js").then((module) => module.loadWasm());
+
+async function mountWidget(element) {
+  const widget = WIDGETS[element.dataset.widget];
+  try {
+    const [mount, wasm] = await Promise.all([widget.load(), widget.wasm ? loadWasm() : null]);
+    mount(element, wasm);
+    element.dataset.ready = "true";
+  } catch (error) {
+    showProblem(
+      element,
+      `This interactive part could not start (${error.message}). Reload the page; if it persists, your browser may not support ${widget.wasm ? "WebAssembly" : "it"}.`,
+      error,
+    );
+  }
+}
+
+main();

@@ -43,7 +43,8 @@ fn node_bin(name: &str) -> String {
     root().join("node_modules/.bin").join(name).to_string_lossy().into_owned()
 }
 
-/// Bundles `web/src` into `web/dist` and copies the static files beside it.
+/// Bundles `web/src` into `web/dist`, copies the static files beside it, and
+/// renders the lesson page (`web/dist/index.html`) from the lesson's content.
 pub fn bundle_web() -> Result<(), String> {
     let dist = dist();
     if dist.exists() {
@@ -65,7 +66,25 @@ pub fn bundle_web() -> Result<(), String> {
         ],
     ))?;
     copy_dir(&root().join("web/static"), &dist)?;
-    copy_file(&pkg().join(format!("{WASM_NAME}_bg.wasm")), &dist.join(format!("{WASM_NAME}_bg.wasm")))
+    copy_file(&pkg().join(format!("{WASM_NAME}_bg.wasm")), &dist.join(format!("{WASM_NAME}_bg.wasm")))?;
+    render_lesson_page(&dist)
+}
+
+/// The lesson the page teaches.
+const LESSON_DIR: &str = "exercises/ownership-election";
+
+/// Renders the lesson to JSON with the content crate (which checks it first
+/// and names every problem with file:line:col), then to `index.html` with
+/// `web/build/render-page.mjs`, so the page's text is HTML before any script runs.
+fn render_lesson_page(dist: &Path) -> Result<(), String> {
+    let json = root().join("target/lesson/ownership-election.json");
+    let json_dir = json.parent().expect("the lesson JSON has a folder");
+    std::fs::create_dir_all(json_dir).map_err(|error| format!("cannot create {}: {error}", json_dir.display()))?;
+    let json_text = json.to_string_lossy().into_owned();
+    cmd::run(command("cargo", &["run", "--quiet", "-p", "content", "--", "render", LESSON_DIR, "--out", &json_text]))
+        .map_err(|error| format!("{error}; fix the lesson's content (`cargo xtask check` lists every problem)"))?;
+    let page = dist.join("index.html");
+    cmd::run(command("node", &["web/build/render-page.mjs", "--lesson", &json_text, "--out", &page.to_string_lossy()]))
 }
 
 fn copy_file(from: &Path, to: &Path) -> Result<(), String> {

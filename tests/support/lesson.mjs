@@ -1,0 +1,103 @@
+// Helpers for the lesson page's browser tests: the lesson's own data (to know
+// which option is right), opening the page, answering questions, reading
+// what a page downloads.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { openPage } from "./browser.mjs";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const LESSON_JSON = `${ROOT}target/lesson/ownership-election.json`;
+export const STORAGE_KEY = "leaselab:ownership-election:progress";
+
+/** The rendered lesson, as `cargo xtask build` left it (rendered here if missing). */
+export function lessonJson() {
+  if (!existsSync(LESSON_JSON)) {
+    execFileSync("cargo", ["run", "--quiet", "-p", "content", "--", "render", "exercises/ownership-election", "--out", LESSON_JSON], { cwd: ROOT, stdio: "inherit" });
+  }
+  return JSON.parse(readFileSync(LESSON_JSON, "utf8"));
+}
+
+/** Opens the lesson and waits until its scripts have mounted the quizzes and exercises. */
+export async function openLesson(session, options = {}) {
+  const opened = await openPage(session.browser, session.url, options);
+  await opened.page.waitForSelector("html[data-lesson-ready]");
+  return opened;
+}
+
+/** Reloads and waits for the scripts again. */
+export async function reloadLesson(page) {
+  await page.reload();
+  await page.waitForSelector("html[data-lesson-ready]");
+}
+
+/** The quiz block for a quiz key such as "quizzes/review.toml". */
+export function quizBlock(page, quizKey) {
+  return page.locator(`.quiz[data-quiz="${quizKey}"]`);
+}
+
+/** Indexes (into question.options) of a right response, or of a wrong one. */
+export function choiceFor(question, right) {
+  if (right) return question.options.flatMap((option, index) => (option.correct ? [index] : []));
+  return [question.options.findIndex((option) => !option.correct)];
+}
+
+/** Fills in a right or wrong response to the question on screen and presses Check. */
+export async function answerQuestion(quiz, question, { right }) {
+  const live = quiz.locator(".quiz-live");
+  if (question.type === "ShortAnswer") {
+    await live.getByLabel("Your answer").fill(right ? question.answer : "no idea");
+  } else {
+    for (const index of choiceFor(question, right)) await live.locator(`input[value="${index}"]`).check();
+  }
+  await live.getByRole("button", { name: "Check" }).click();
+}
+
+/**
+ * Scrolls from top to bottom a screen at a time, the way a reader would, so
+ * every section is marked read and every widget comes near enough to mount.
+ */
+export async function readWholeLesson(page) {
+  const { height, step } = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, step: Math.round(innerHeight * 0.8) }));
+  for (let top = 0; top <= height; top += step) {
+    await page.evaluate((y) => scrollTo(0, y), top);
+    await page.waitForTimeout(40);
+  }
+  await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
+  await page.waitForTimeout(100);
+}
+
+/** The visible counter of a quiz ("2 / 3", "Retry 1 / 2"). */
+export function quizCounter(quiz) {
+  return quiz.locator(".quiz-live .quiz-counter span[aria-hidden]").textContent();
+}
+
+/** A file's text inside a .tar, read with the system's tar. */
+export function fileFromTar(tarPath, name) {
+  return execFileSync("tar", ["-xOf", tarPath, name], { encoding: "utf8" });
+}
+
+export function filesInTar(tarPath) {
+  return execFileSync("tar", ["-tf", tarPath], { encoding: "utf8" }).trim().split("\n");
+}
+
+/**
+ * Everything the page fetches while `action` runs: [{ url, bytes, gzipBytes }].
+ * gzip -9 of each body, as `cargo xtask bench` measures files.
+ */
+export async function recordTransfers(page, action) {
+  const pending = [];
+  const listener = (response) => {
+    pending.push(
+      response.body().then(
+        (body) => ({ url: response.url(), bytes: body.length, gzipBytes: gzipSync(body, { level: 9 }).length }),
+        () => ({ url: response.url(), bytes: 0, gzipBytes: 0 }),
+      ),
+    );
+  };
+  page.on("response", listener);
+  await action();
+  page.off("response", listener);
+  return Promise.all(pending);
+}

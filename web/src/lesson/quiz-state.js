@@ -1,0 +1,205 @@
+// A quiz's pure core: its state, `update(state, action)`, grading, and the
+// conversion to and from the saved form (storage/schema.js, `quizzes`).
+//
+// The flow: questions one at a time ("question" mode: choose, check, see
+// why, next); then a "summary" with the score, from which the learner can
+// retry only the wrong ones, review every answer, or answer all again.
+import { hashString } from "./shuffle.js";
+
+/** A question's stable key: its id, or its position when the author gave none. */
+export function questionKey(question, index) {
+  return question.id ?? `question-${index + 1}`;
+}
+
+/** Question types this page can ask and grade. Others are shown as not supported. */
+export function isGradable(question) {
+  return question.type === "MultipleChoice" || question.type === "ShortAnswer";
+}
+
+/** A hash of what a question asks and accepts: a saved answer to a question since changed is not reused. */
+export function fingerprint(question) {
+  const parts = [question.type, question.prompt_html ?? ""];
+  if (question.type === "MultipleChoice") for (const option of question.options) parts.push(`${option.correct ? "+" : "-"}${option.html}`);
+  if (question.type === "ShortAnswer") parts.push(question.answer, ...(question.alternatives ?? []));
+  return hashString(parts.join("\u0000")).toString(36);
+}
+
+/** How short answers are compared: case, surrounding space and runs of space do not matter. */
+export function normalizeAnswer(text) {
+  return String(text).normalize("NFKC").trim().toLowerCase().replace(/\s+/g, " ");
+}
+
+/** Whether a response (`{ choice }` or `{ text }`) answers the question right. */
+export function grade(question, response) {
+  if (question.type === "MultipleChoice") {
+    const chosen = new Set(response.choice ?? []);
+    const correct = question.options.flatMap((option, index) => (option.correct ? [index] : []));
+    if (!question.multiple && chosen.size !== 1) return false;
+    return chosen.size === correct.length && correct.every((index) => chosen.has(index));
+  }
+  if (question.type === "ShortAnswer") {
+    const given = normalizeAnswer(response.text ?? "");
+    return [question.answer, ...(question.alternatives ?? [])].some((accepted) => normalizeAnswer(accepted) === given);
+  }
+  return false;
+}
+
+const EMPTY_PENDING = Object.freeze({ choice: Object.freeze([]), text: "" });
+
+/** The indexes of the questions the page asks, in file order. */
+export function gradableIndexes(quiz) {
+  return quiz.questions.flatMap((question, index) => (isGradable(question) ? [index] : []));
+}
+
+/**
+ * The starting state for `quiz`, restored from its saved form (or null).
+ * Saved answers that no longer fit the question (changed content, bad
+ * indexes) are left out; a saved position that no longer fits is rebuilt.
+ */
+export function initQuiz(quiz, saved = null) {
+  const answers = {};
+  quiz.questions.forEach((question, index) => {
+    const answer = saved?.answers?.[questionKey(question, index)];
+    const restored = answer && restoreAnswer(question, answer);
+    if (restored) answers[questionKey(question, index)] = restored;
+  });
+  const state = { quiz, answers, mode: "question", pass: "first", queue: gradableIndexes(quiz), position: 0, checked: false, pending: EMPTY_PENDING, error: null };
+  const view = saved?.view;
+  const viewFits = view
+    && view.queue.length > 0
+    && view.queue.every((index) => index < quiz.questions.length && isGradable(quiz.questions[index]))
+    && view.position < view.queue.length
+    && (!view.checked || answers[keyAt(quiz, view.queue[view.position])]);
+  if (viewFits) {
+    const restored = { ...state, mode: view.mode, queue: [...view.queue], position: view.position, checked: view.mode === "question" && view.checked };
+    restored.pass = restored.queue.length < state.queue.length ? "retry" : "first";
+    if (restored.mode === "question" && restored.checked) restored.pending = pendingFrom(answers[keyAt(quiz, restored.queue[restored.position])]);
+    return restored;
+  }
+  const firstOpen = state.queue.findIndex((index) => !answers[keyAt(quiz, index)]);
+  if (state.queue.length > 0 && firstOpen === -1) return { ...state, mode: "summary" };
+  return { ...state, position: Math.max(0, firstOpen) };
+}
+
+function restoreAnswer(question, answer) {
+  if (answer.fingerprint && answer.fingerprint !== fingerprint(question)) return null;
+  if (question.type === "MultipleChoice") {
+    const choice = answer.choice;
+    if (!Array.isArray(choice) || choice.length === 0 || choice.some((index) => index >= question.options.length)) return null;
+    if (!question.multiple && choice.length !== 1) return null;
+    return { choice: [...choice], correct: grade(question, { choice }), fingerprint: fingerprint(question), at: answer.at ?? null };
+  }
+  if (question.type === "ShortAnswer") {
+    if (typeof answer.text !== "string" || answer.text.trim() === "") return null;
+    return { text: answer.text, correct: grade(question, { text: answer.text }), fingerprint: fingerprint(question), at: answer.at ?? null };
+  }
+  return null;
+}
+
+function pendingFrom(answer) {
+  if (!answer) return EMPTY_PENDING;
+  return { choice: answer.choice ? [...answer.choice] : [], text: answer.text ?? "" };
+}
+
+function keyAt(quiz, index) {
+  return questionKey(quiz.questions[index], index);
+}
+
+/** The index (into quiz.questions) of the question being asked, or null. */
+export function currentIndex(state) {
+  return state.mode === "question" ? state.queue[state.position] ?? null : null;
+}
+
+/** The answer recorded for the question at `index`, or undefined. */
+export function answerAt(state, index) {
+  return state.answers[keyAt(state.quiz, index)];
+}
+
+/** Counts for the summary and the table of contents. */
+export function score(state) {
+  const asked = gradableIndexes(state.quiz);
+  const answered = asked.filter((index) => answerAt(state, index));
+  const right = answered.filter((index) => answerAt(state, index).correct);
+  return { total: asked.length, answered: answered.length, right: right.length, wrong: asked.filter((index) => !answerAt(state, index)?.correct) };
+}
+
+/**
+ * Actions:
+ * - { type: "choose", option }      pick one option (single answer)
+ * - { type: "toggle", option }      tick or untick an option (select all that apply)
+ * - { type: "type", text }          edit a short answer
+ * - { type: "check", at }           grade the pending response and record it
+ * - { type: "next" }                the next question, or the summary after the last
+ * - { type: "retry-wrong" }         ask only the questions not answered right
+ * - { type: "again" }               ask every question again (answers are replaced as you go)
+ * - { type: "review" } / { type: "summary" }
+ * - { type: "reset" }               forget every answer
+ */
+export function update(state, action) {
+  const index = currentIndex(state);
+  const question = index === null ? null : state.quiz.questions[index];
+  const editable = question !== null && !state.checked;
+  switch (action.type) {
+    case "choose":
+      if (!editable || question.type !== "MultipleChoice" || !validOption(question, action.option)) return state;
+      return { ...state, pending: { ...state.pending, choice: [action.option] }, error: null };
+    case "toggle": {
+      if (!editable || question.type !== "MultipleChoice" || !validOption(question, action.option)) return state;
+      const chosen = new Set(state.pending.choice);
+      if (chosen.has(action.option)) chosen.delete(action.option);
+      else chosen.add(action.option);
+      return { ...state, pending: { ...state.pending, choice: [...chosen].sort((a, b) => a - b) }, error: null };
+    }
+    case "type":
+      if (!editable || question.type !== "ShortAnswer") return state;
+      return { ...state, pending: { ...state.pending, text: String(action.text) }, error: null };
+    case "check": {
+      if (!editable) return state;
+      const missing = missingResponse(question, state.pending);
+      if (missing) return { ...state, error: missing };
+      const response = question.type === "ShortAnswer" ? { text: state.pending.text.trim() } : { choice: [...state.pending.choice] };
+      const answer = { ...response, correct: grade(question, response), fingerprint: fingerprint(question), at: action.at ?? null };
+      return { ...state, checked: true, error: null, answers: { ...state.answers, [questionKey(question, index)]: answer } };
+    }
+    case "next":
+      if (state.mode !== "question" || !state.checked) return state;
+      if (state.position + 1 < state.queue.length) return { ...state, position: state.position + 1, checked: false, pending: EMPTY_PENDING, error: null };
+      return { ...state, mode: "summary", checked: false, pending: EMPTY_PENDING, error: null };
+    case "retry-wrong": {
+      const wrong = score(state).wrong;
+      if (state.mode === "question" || wrong.length === 0) return state;
+      return { ...state, mode: "question", pass: "retry", queue: wrong, position: 0, checked: false, pending: EMPTY_PENDING, error: null };
+    }
+    case "again":
+      if (state.mode === "question") return state;
+      return { ...state, mode: "question", pass: "first", queue: gradableIndexes(state.quiz), position: 0, checked: false, pending: EMPTY_PENDING, error: null };
+    case "review":
+      if (state.mode === "question") return state;
+      return { ...state, mode: "review" };
+    case "summary":
+      if (state.mode === "question") return state;
+      return { ...state, mode: "summary" };
+    case "reset":
+      return initQuiz(state.quiz, null);
+    default:
+      throw new Error(`unknown quiz action "${action.type}"`);
+  }
+}
+
+function validOption(question, option) {
+  return Number.isInteger(option) && option >= 0 && option < question.options.length;
+}
+
+function missingResponse(question, pending) {
+  if (question.type === "ShortAnswer") return pending.text.trim() === "" ? "Type an answer first." : null;
+  if (pending.choice.length > 0) return null;
+  return question.multiple ? "Choose at least one answer first." : "Choose an answer first.";
+}
+
+/** The saved form (storage/schema.js): answers plus where the learner is. */
+export function toSaved(state) {
+  return {
+    answers: state.answers,
+    view: { mode: state.mode, queue: state.queue, position: state.position, checked: state.checked },
+  };
+}
