@@ -30,7 +30,32 @@ const WIDGETS = {
  * `progress` is the store from storage/progress.js (getDraft, setDraft,
  * recordRun, markPassed …).
  */
-const loadRunner = null;
+const loadRunner = () => import("./runner/mount.js").then((module) => module.mountRunner);
+
+/** Loads the editor and the grader (the page's largest scripts) only when an exercise comes near. */
+function mountRunnerIn(runner, exercise, progress) {
+  loadRunner()
+    .then((mountRunner) => mountRunner(runner, { exercise, progress }))
+    .catch((error) => showProblem(runner, `The code editor could not start (${error.message}). The starter code is shown instead; reload to try again.`, error));
+}
+
+/** Runs `start` once `element` is within the preload margin of the screen (or at once if `now`). */
+function whenNear(element, start, now = false) {
+  if (now || typeof IntersectionObserver === "undefined") {
+    start();
+    return;
+  }
+  const observer = new IntersectionObserver(
+    (entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) {
+        observer.disconnect();
+        start();
+      }
+    },
+    { rootMargin: WIDGET_PRELOAD_MARGIN },
+  );
+  observer.observe(element);
+}
 
 /** How far below the screen a widget starts loading, so it is ready when it scrolls in. */
 const WIDGET_PRELOAD_MARGIN = "600px 0px";
@@ -71,15 +96,12 @@ function startLesson(lesson) {
     const exercise = lesson.exercises[element.dataset.exercise];
     guard(`exercise ${exercise?.name}`, () => mountExercise(element, exercise, progress), element);
     const runner = element.querySelector(".exercise-runner");
-    if (runner && loadRunner) {
-      loadRunner()
-        .then((mountRunner) => mountRunner(runner, { exercise, progress }))
-        .catch((error) => showProblem(runner, `The code editor could not start (${error.message}). The starter code is shown instead; reload to try again.`, error));
-    }
+    if (runner && loadRunner) whenNear(runner, () => mountRunnerIn(runner, exercise, progress), location.hash.startsWith(`#replay=${exercise.name}~`));
   }
   adaptContents();
   document.documentElement.dataset.lessonReady = "true";
-  window.leaselab = { progress };
+  // Handles for tests and the curious: the progress store, and grading as the page does it.
+  window.leaselab = { progress, grade: (request) => import("./runner/client.js").then((module) => module.gradeInWorker(request)) };
 }
 
 /** Runs a mount; if it throws, says so in place and carries on with the rest of the page. */

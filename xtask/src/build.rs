@@ -23,20 +23,29 @@ pub fn build_all() -> Result<(), String> {
     report_sizes()
 }
 
-/// Release build → wasm-bindgen (ES module for the web) → wasm-opt -Oz.
+/// The two wasm modules built from the bindings crate: the small store for
+/// the lesson's widgets, and the simulation + grader for the code runner.
+pub const WASM_MODULES: [(&str, &[&str]); 2] = [("leaselab_store", &[]), ("leaselab", &["--features", "grader"])];
+
+/// For each module: release build → wasm-bindgen (ES module for the web) → wasm-opt -Oz.
 pub fn build_wasm() -> Result<(), String> {
-    cmd::run(command("cargo", &["build", "--release", "--target", WASM_TARGET, "-p", "wasm"]))?;
-    let input = root().join(format!("target/{WASM_TARGET}/release/{WASM_NAME}.wasm"));
-    let pkg = pkg();
-    let pkg_text = pkg.to_string_lossy().into_owned();
-    cmd::run(command(
-        "wasm-bindgen",
-        &["--target", "web", "--no-typescript", "--out-dir", &pkg_text, &input.to_string_lossy()],
-    ))?;
-    // Only binaryen from npm reads current wasm-bindgen output (Debian's is too old).
-    let wasm = pkg.join(format!("{WASM_NAME}_bg.wasm"));
-    let wasm_text = wasm.to_string_lossy().into_owned();
-    cmd::run(command(&node_bin("wasm-opt"), &["-Oz", "--strip-debug", "--strip-producers", &wasm_text, "-o", &wasm_text]))
+    for (out_name, features) in WASM_MODULES {
+        let mut args = vec!["build", "--release", "--target", WASM_TARGET, "-p", "wasm"];
+        args.extend(features);
+        cmd::run(command("cargo", &args))?;
+        let input = root().join(format!("target/{WASM_TARGET}/release/{WASM_NAME}.wasm"));
+        let pkg = pkg();
+        let pkg_text = pkg.to_string_lossy().into_owned();
+        cmd::run(command(
+            "wasm-bindgen",
+            &["--target", "web", "--no-typescript", "--out-name", out_name, "--out-dir", &pkg_text, &input.to_string_lossy()],
+        ))?;
+        // Only binaryen from npm reads current wasm-bindgen output (Debian's is too old).
+        let wasm = pkg.join(format!("{out_name}_bg.wasm"));
+        let wasm_text = wasm.to_string_lossy().into_owned();
+        cmd::run(command(&node_bin("wasm-opt"), &["-Oz", "--strip-debug", "--strip-producers", &wasm_text, "-o", &wasm_text]))?;
+    }
+    Ok(())
 }
 
 fn node_bin(name: &str) -> String {
@@ -55,6 +64,8 @@ pub fn bundle_web() -> Result<(), String> {
         &node_bin("esbuild"),
         &[
             "web/src/main.js",
+            // The code runner's Web Worker, under the name client.js asks for.
+            "grader-worker=web/src/runner/worker.js",
             "--bundle",
             "--format=esm",
             "--splitting",
@@ -66,7 +77,11 @@ pub fn bundle_web() -> Result<(), String> {
         ],
     ))?;
     copy_dir(&root().join("web/static"), &dist)?;
-    copy_file(&pkg().join(format!("{WASM_NAME}_bg.wasm")), &dist.join(format!("{WASM_NAME}_bg.wasm")))?;
+    for (out_name, _) in WASM_MODULES {
+        copy_file(&pkg().join(format!("{out_name}_bg.wasm")), &dist.join(format!("{out_name}_bg.wasm")))?;
+    }
+    // QuickJS, the code runner's sandbox engine, from its npm package.
+    copy_file(&root().join("node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm"), &dist.join("quickjs.wasm"))?;
     render_lesson_page(&dist)
 }
 

@@ -14,12 +14,16 @@
 //! Every exported `Result` turns into a thrown JS `Error` whose message says
 //! what was wrong and what to do instead.
 
+#[cfg(feature = "grader")]
 mod grading;
 mod js_types;
+#[cfg(feature = "grader")]
 mod sim_handle;
 mod store_handle;
 
+#[cfg(feature = "grader")]
 pub use grading::{case_from_token, grade_submission, render_counterexample};
+#[cfg(feature = "grader")]
 pub use sim_handle::SimHandle;
 pub use store_handle::WasmStore;
 

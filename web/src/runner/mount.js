@@ -174,23 +174,24 @@ export function mountRunner(root, { exercise, progress }) {
       class: "small",
       onclick: async () => {
         const url = `${location.origin}${location.pathname}${replayFragment({ exercise: exercise.name, token: open.token, source: open.source })}`;
+        // The address bar shows the link too, so it can be bookmarked even where the clipboard is refused.
+        history.replaceState(null, "", url);
         try {
           await navigator.clipboard.writeText(url);
           copyNote.textContent = "Link copied: it reopens exactly this run.";
         } catch {
           copyNote.textContent = `Copy this link: ${url}`;
         }
-        history.replaceState(null, "", url);
       },
     }, "Copy link");
     const copyNote = h("span", { class: "copy-note", role: "status" });
     const consoleBeside = model.console.length
-      ? h("ol", { class: "story-console", "aria-label": "Console output" }, model.console.map((line) => h("li", { class: line.step === state.step ? "is-current" : line.step > state.step ? "is-later" : "" }, h("span", { class: "story-console-who" }, `${line.lane} @ ${line.atMs} ms`), ` ${line.text}`)))
+      ? h("ol", { class: "story-console", "aria-label": "Console output", tabindex: "0" }, model.console.map((line) => h("li", { class: line.step === state.step ? "is-current" : line.step > state.step ? "is-later" : "" }, h("span", { class: "story-console-who" }, `${line.lane} @ ${line.atMs} ms`), ` ${line.text}`)))
       : h("p", { class: "story-console-empty" }, "Your code printed nothing in this run.");
     story.replaceChildren(
       h("h4", {}, `Failing run: ${open.title}`),
       h("p", { class: "story-violation" }, open.violation.message),
-      h("div", { class: "story-canvas" }, renderTimeline(model, state.step)),
+      h("div", { class: "story-canvas", tabindex: "0", role: "group", "aria-label": "Timeline (scrolls sideways on small screens)" }, renderTimeline(model, state.step)),
       h(
         "div",
         { class: "story-stepper" },

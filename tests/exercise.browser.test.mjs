@@ -1,0 +1,123 @@
+// The exercises in real Chromium: the editor holds the starter; "Run tests"
+// grades in a Web Worker; a failing test opens its timeline, which steps
+// both ways; the solution passes; "copy link" reopens the same failing run;
+// and the browser's report is byte for byte the one Node computes.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { startBrowser, ARTIFACTS_DIR, axeViolations } from "./support/browser.mjs";
+import { openLesson, STORAGE_KEY } from "./support/lesson.mjs";
+import { loadNodeEngines } from "../web/src/runner/node.js";
+import { gradeSource } from "../web/src/runner/grade.js";
+
+const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
+const read = (path) => readFileSync(new URL(path, LESSON), "utf8");
+
+let session;
+before(async () => {
+  session = await startBrowser();
+});
+after(async () => {
+  await session?.close();
+});
+
+async function runTests(exercise) {
+  await exercise.getByRole("button", { name: "Run tests" }).click();
+  await exercise.locator(".runner-summary, .runner-problems").waitFor({ timeout: 60_000 });
+}
+
+test("lock: the starter fails with a timeline to step through; the solution passes", async () => {
+  const { page, problems } = await openLesson(session);
+  const exercise = page.locator("#exercise-lock");
+  await exercise.scrollIntoViewIfNeeded();
+  await exercise.locator(".cm-editor").waitFor();
+  assert.match(await exercise.locator(".cm-content").innerText(), /Bug: no TTL/);
+
+  await runTests(exercise);
+  assert.match(await exercise.locator(".runner-summary").innerText(), /0 of \d+ tests passed/);
+  await exercise.getByRole("button", { name: "Show the failing run" }).first().click();
+  const story = exercise.locator(".runner-story");
+  await story.locator("svg.timeline-svg").waitFor();
+  assert.match(await story.locator(".story-violation").innerText(), /without a TTL/);
+  const stepText = () => story.locator(".story-step").innerText();
+  const atViolation = await stepText();
+  assert.match(atViolation, /the rule breaks here/);
+  await story.getByRole("button", { name: "◀ Previous" }).click();
+  assert.notEqual(await stepText(), atViolation);
+  await story.getByRole("button", { name: "Next ▶" }).click();
+  assert.equal(await stepText(), atViolation);
+  await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-lock-failing-timeline.png`, fullPage: false });
+
+  // Paste the solution in as a draft and reload: the editor comes back with it.
+  await page.evaluate((code) => {
+    window.leaselab.progress.setDraft("lock", code);
+    window.leaselab.progress.flush();
+  }, read("lock/solution.js"));
+  await page.reload();
+  const again = page.locator("#exercise-lock");
+  await again.scrollIntoViewIfNeeded();
+  await again.locator(".cm-editor").waitFor();
+  assert.match(await again.locator(".cm-content").innerText(), /Reference solution/);
+  await runTests(again);
+  assert.match(await again.locator(".runner-summary").innerText(), /^(\d+) of \1 tests passed/);
+  assert.match(await again.locator(".exercise-status").innerText(), /Passed/);
+  await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-lock-passed.png` });
+  assert.deepEqual(problems, []);
+});
+
+test("copy link reopens exactly the same failing run", async () => {
+  const { page, context } = await openLesson(session);
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.evaluate((code) => {
+    window.leaselab.progress.setDraft("lock", code);
+    window.leaselab.progress.flush();
+  }, readFileSync(new URL("./fixtures/submissions/lock/unlock-without-version.js", import.meta.url), "utf8"));
+  await page.reload();
+  const exercise = page.locator("#exercise-lock");
+  await exercise.scrollIntoViewIfNeeded();
+  await runTests(exercise);
+  const failing = exercise.locator(".runner-test.is-failed", { hasText: "the TTL unlock bug" });
+  await failing.getByRole("button", { name: "Show the failing run" }).click();
+  const violation = await exercise.locator(".story-violation").innerText();
+  const steps = await exercise.locator(".story-position").innerText();
+  await exercise.getByRole("button", { name: "Copy link" }).click();
+  await exercise.locator(".copy-note", { hasText: /Link copied|Copy this link/ }).waitFor();
+  const link = await page.evaluate(() => location.href);
+  assert.match(link, /#replay=lock~/);
+
+  const fresh = await session.browser.newContext();
+  const other = await fresh.newPage();
+  await other.goto(link);
+  const reopened = other.locator("#exercise-lock .runner-story");
+  await reopened.locator("svg.timeline-svg").waitFor({ timeout: 60_000 });
+  assert.equal(await reopened.locator(".story-violation").innerText(), violation);
+  assert.equal(await reopened.locator(".story-position").innerText(), steps);
+  await other.screenshot({ path: `${ARTIFACTS_DIR}/exercise-linked-run.png` });
+  await fresh.close();
+});
+
+test("the browser grades byte for byte like Node, for every exercise", async () => {
+  const engines = await loadNodeEngines();
+  const { page } = await openLesson(session);
+  for (const exercise of ["cas", "lock", "lease", "fencing"]) {
+    for (const file of ["solution.js", "starter.js"]) {
+      const source = read(`${exercise}/${file}`);
+      const options = { seeds: 30, firstSeed: 7 };
+      const inNode = await gradeSource(engines, { exercise, source, options });
+      const inBrowser = await page.evaluate((request) => window.leaselab.grade(request), { exercise, source, options });
+      assert.equal(JSON.stringify(inBrowser), JSON.stringify(inNode), `${exercise}/${file}`);
+    }
+  }
+});
+
+test("the exercise area has no axe violations with a failing run open", async () => {
+  const { page } = await openLesson(session, { colorScheme: "dark" });
+  const exercise = page.locator("#exercise-lock");
+  await exercise.scrollIntoViewIfNeeded();
+  await runTests(exercise);
+  await exercise.getByRole("button", { name: "Show the failing run" }).first().click();
+  await exercise.locator("svg.timeline-svg").waitFor();
+  const violations = await axeViolations(page);
+  await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-dark.png` });
+  assert.deepEqual(violations, []);
+});
