@@ -1,0 +1,29 @@
+// Browser benchmark: the time to grade each exercise's reference solution
+// (whole suite, 100 random seeds) in headless Chromium, in the page's Web
+// Worker, as a learner's "Run tests" does. Prints figures only.
+import { readFileSync } from "node:fs";
+import { startBrowser, openPage } from "../tests/support/browser.mjs";
+
+const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
+const session = await startBrowser();
+try {
+  const { page } = await openPage(session.browser, session.url);
+  await page.waitForSelector("html[data-lesson-ready]");
+  console.log("suite timings in headless Chromium (page worker; 100 random seeds + named scenarios; best of 3)");
+  for (const exercise of ["cas", "lock", "lease", "fencing"]) {
+    const source = readFileSync(new URL(`${exercise}/solution.js`, LESSON), "utf8");
+    const timings = await page.evaluate(async ({ exercise, source }) => {
+      const results = [];
+      for (let round = 0; round < 3; round += 1) {
+        const started = performance.now();
+        const report = await window.leaselab.grade({ exercise, source, options: { seeds: 100 } });
+        results.push({ ms: performance.now() - started, runs: report.tests.reduce((sum, test) => sum + test.runs, 0), passed: report.score === report.maxScore });
+      }
+      return results;
+    }, { exercise, source });
+    const best = timings.reduce((a, b) => (a.ms < b.ms ? a : b));
+    console.log(`  ${exercise.padEnd(8)} ${String(best.runs).padStart(4)} runs in ${best.ms.toFixed(0).padStart(5)} ms  (first run ${timings[0].ms.toFixed(0)} ms, includes loading the engines)${best.passed ? "" : "  REFERENCE FAILED"}`);
+  }
+} finally {
+  await session.close();
+}
