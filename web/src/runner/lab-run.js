@@ -1,0 +1,171 @@
+// Lab mode: the learner's lock or lease code against a real etcd, in real
+// time. The same sandbox and the same harness as grading; only the host
+// differs: instead of the simulation deciding when each call completes, the
+// calls go to etcd (etcd-gateway.js) and settle when etcd answers, `sleep`
+// is a real timer and `now()` the real clock. Nothing is graded: the learner
+// watches their code take, hold and release a real lock, or lead and renew.
+import { HARNESS_SOURCE } from "./harness.js";
+import { describeCall, describeReply } from "./timeline-model.js";
+import { createEtcdGateway } from "./etcd-gateway.js";
+import { loadModule } from "./run-case.js";
+import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
+
+/** What each process does in the lab (two processes contend, then finish). */
+export const LAB_WORKLOADS = Object.freeze({
+  lock: {
+    processes: 2,
+    workload: {
+      scripts: [
+        [{ step: "lock", ttlMs: 4000 }, { step: "hold", ms: 1500 }, { step: "unlock" }],
+        [{ step: "sleep", ms: 300 }, { step: "lock", ttlMs: 4000 }, { step: "hold", ms: 1000 }, { step: "unlock" }],
+      ],
+    },
+    durationMs: 15_000,
+  },
+  lease: { processes: 2, workload: { ttlMs: 4000, workMs: 500, startsMs: [0, 300] }, durationMs: 12_000 },
+});
+
+/**
+ * Runs `source` (lock.js or lease.js) against etcd at `endpoint`. `onLog`
+ * receives `{ atMs, who, text }` lines as things happen. Resolves to
+ * `{ stoppedBecause }` when every process is done or the lab's time is up.
+ */
+export async function runLab(engines, { exercise, source, fileName, endpoint, onLog, fetch: fetchImpl }) {
+  const lab = LAB_WORKLOADS[exercise];
+  if (!lab) throw new Error(`lab mode runs the lock and lease exercises, not ${exercise}`);
+  const gateway = createEtcdGateway(endpoint, fetchImpl ? { fetch: fetchImpl } : {});
+  // Fail early, with the reason, if etcd cannot be reached.
+  await gateway.get("leaselab/lab-probe");
+
+  await engines.quickjs.refill(1);
+  const sandbox = createSandbox(engines.quickjs, { limits: DEFAULT_LIMITS });
+  const { vm } = sandbox;
+  const startedAt = performance.now();
+  const now = () => Math.round(performance.now() - startedAt);
+  const nows = () => Array.from({ length: lab.processes }, now).join(",");
+  const log = (who, text) => onLog?.({ atMs: now(), who, text });
+  const aborts = new Set();
+  const timers = new Set();
+  const finished = new Set();
+  const requests = new Map();
+  let nextCall = 0;
+  let stoppedBecause = null;
+  let settle;
+  const done = new Promise((resolve) => {
+    settle = resolve;
+  });
+  const stop = (reason) => {
+    if (stoppedBecause) return;
+    stoppedBecause = reason;
+    for (const controller of aborts) controller.abort();
+    for (const timer of timers) clearTimeout(timer);
+    settle({ stoppedBecause });
+  };
+
+  const harnessMain = vm.unwrapResult(vm.evalCode(HARNESS_SOURCE, "harness.js"));
+  const owned = [vm.newString(exercise), vm.newString(JSON.stringify(lab.workload)), vm.newString(fileName)];
+  const consoleLinesMax = vm.newNumber(DEFAULT_LIMITS.consoleLinesMax);
+  const harness = vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.setConsoleSink, consoleLinesMax, sandbox.halt));
+  for (const handle of [...owned, consoleLinesMax, harnessMain]) handle.dispose();
+  const functions = Object.fromEntries(["start", "deliver", "flush"].map((name) => [name, vm.getProp(harness, name)]));
+
+  const callHarness = (fn, ...values) => {
+    const result = vm.callFunction(fn, harness, ...values);
+    for (const value of values) if (value.alive) value.dispose();
+    if (result.error) {
+      const error = vm.dump(result.error);
+      result.error.dispose();
+      stop(`the code stopped: ${error?.message ?? error}`);
+      return null;
+    }
+    return result.value;
+  };
+
+  const perform = async (process, call) => {
+    switch (call.op) {
+      case "get":
+        return gateway.get(call.key);
+      case "cas":
+        return gateway.compareAndSwap(call.key, call.nextValue, call.currentValue, call.version, call.ttlMs);
+      case "delete":
+        return gateway.delete(call.key, call.version);
+      case "watch": {
+        const controller = new AbortController();
+        aborts.add(controller);
+        try {
+          return await gateway.watch(call.key, call.afterVersion, controller.signal);
+        } finally {
+          aborts.delete(controller);
+        }
+      }
+      case "sleep":
+        return new Promise((resolve) => {
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            resolve({ reply: "slept" });
+          }, call.ms);
+          timers.add(timer);
+        });
+      default:
+        throw new Error(`unknown call ${call.op}`);
+    }
+  };
+
+  /** Runs what the code queued: calls go to etcd, notes to the log. */
+  const handleOutbox = () => {
+    sandbox.drainJobs();
+    if (sandbox.stopped) return stop(`${fileName} ${sandbox.stopped}`);
+    const text = callHarness(functions.flush)?.consume((value) => vm.getString(value));
+    if (!text) return;
+    for (const [kind, process, payload] of JSON.parse(text)) {
+      const who = `p${process + 1}`;
+      if (kind === "c") {
+        const id = nextCall++;
+        const call = JSON.parse(payload);
+        requests.set(id, call);
+        if (call.op !== "sleep") log(who, `calls ${describeCall(call)}`);
+        perform(process, call).then(
+          (reply) => {
+            if (stoppedBecause) return;
+            if (call.op !== "sleep") log(who, `gets ${describeReply(reply)}`);
+            callHarness(functions.deliver, vm.newNumber(id), vm.newNumber(process), vm.newString(JSON.stringify(reply)), vm.newString(nows()))?.dispose();
+            handleOutbox();
+          },
+          (error) => stop(error.message),
+        );
+      } else if (kind === "n") {
+        const note = JSON.parse(payload);
+        if (note.note === "acquired") log(who, `holds ${exercise === "lock" ? "the lock" : "the lease"} (version ${note.version})`);
+        else if (note.note === "released") log(who, `unlock(version ${note.version}) returned ${note.ok}`);
+        else if (note.note === "work") log(who, "works as the leader");
+        else if (note.note === "stepped") log(who, "stepped down");
+        else if (note.note === "console") log(who, `console: ${note.text}`);
+        else if (note.note === "failed") log(who, `failed: ${note.message}`);
+      } else if (kind === "f") {
+        finished.add(process);
+        log(who, "is done");
+        if (finished.size === lab.processes) stop("every process is done");
+      } else if (kind === "s") {
+        stop(`${fileName} ${payload}`);
+      }
+    }
+  };
+
+  const limit = setTimeout(() => stop(`the lab's ${lab.durationMs / 1000} s are up`), lab.durationMs);
+  try {
+    for (let process = 0; process < lab.processes && !stoppedBecause; process += 1) {
+      const namespace = loadModule(vm, source, fileName);
+      callHarness(functions.start, vm.newNumber(process), namespace, vm.newString(nows()))?.dispose();
+      handleOutbox();
+    }
+    return await done;
+  } catch (error) {
+    stop(error.message);
+    return { stoppedBecause };
+  } finally {
+    clearTimeout(limit);
+    for (const fn of Object.values(functions)) fn.dispose();
+    harness.dispose();
+    sandbox.abandon();
+  }
+}
