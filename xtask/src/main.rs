@@ -5,6 +5,7 @@
 //! and is missing (see `tools.rs`), so both commands work on a bare machine.
 
 mod build;
+mod check;
 mod cmd;
 mod serve;
 mod test;
@@ -20,8 +21,9 @@ tasks:
   build            build the wasm module and the web page into web/dist
   serve [--port N] build, then serve the lesson on http://127.0.0.1:N (default 8080)
   test             run every test: Rust, wasm (Node and Chromium), node and browser end-to-end
-  bench            print size figures for the built page and wasm module
-  check            check the lesson's content (every error, with file:line:col)
+  bench            print figures: page and wasm sizes, grader speed (Rust, Node, Chromium)
+  check            check the lesson's content (every error, with file:line:col), and that
+                   every exercise's solution passes and its starter fails
 ";
 
 fn main() -> ExitCode {
@@ -36,8 +38,8 @@ fn main() -> ExitCode {
         "build" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
         "serve" => serve::run(rest),
         "test" => test::run(rest),
-        "check" => cmd::run(cmd::command("cargo", &["run", "--quiet", "-p", "content", "--", "check", "exercises/ownership-election"])),
-        "bench" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
+        "check" => check::run(),
+        "bench" => bench(),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
@@ -51,4 +53,13 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Builds, then prints every figure BENCHMARKS.md quotes.
+fn bench() -> Result<(), String> {
+    tools::ensure_all(tools::Needs { browser: true })?;
+    build::build_all()?;
+    cmd::run(cmd::command("cargo", &["bench", "-p", "grader"]))?;
+    cmd::run(cmd::command("node", &["bench/runner.bench.mjs"]))?;
+    cmd::run(cmd::command("node", &["bench/browser.bench.mjs"]))
 }

@@ -16,9 +16,13 @@ function ensureWorker() {
       entry.onProgress?.(message.runs);
       return;
     }
+    if (message.type === "log") {
+      entry.onProgress?.(message.line);
+      return;
+    }
     waiting.delete(message.id);
     if (message.type === "error") entry.reject(new Error(message.message));
-    else entry.resolve(message.report ?? message.replay);
+    else entry.resolve(message.report ?? message.replay ?? message.lab);
   });
   worker.addEventListener("error", (event) => {
     for (const entry of waiting.values()) entry.reject(new Error(`the grader stopped: ${event.message ?? "unknown error"}`));
@@ -44,4 +48,9 @@ export function gradeInWorker({ exercise, source, options, onProgress }) {
 /** Replays one failing run from its token; resolves to `{ caseJson, execution, violation, timeline }`. */
 export function replayInWorker({ exercise, source, token }) {
   return send({ type: "replay", exercise, source, token });
+}
+
+/** Lab mode: runs `source` against the etcd at `endpoint`; `onLog(line)` as it happens. */
+export function labInWorker({ exercise, source, endpoint, onLog }) {
+  return send({ type: "lab", exercise, source, endpoint }, onLog);
 }

@@ -7,10 +7,14 @@
 // Functional core, imperative shell: `update(state, action)` is pure; the
 // shell runs the worker, the editor and the DOM.
 import { createEditor } from "./editor.js";
-import { gradeInWorker, replayInWorker } from "./client.js";
+import { gradeInWorker, labInWorker, replayInWorker } from "./client.js";
 import { parseReplayFragment, replayFragment } from "./link.js";
 import { timelineModel } from "./timeline-model.js";
 import { renderTimeline } from "./timeline-view.js";
+
+/** The exercises whose code can run against a real etcd. */
+const LAB_EXERCISES = ["lock", "lease"];
+const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
   return { status: "idle", runs: 0, report: null, error: null, open: null, step: 0 };
@@ -79,6 +83,7 @@ export function mountRunner(root, { exercise, progress }) {
     editorHost,
     results,
     story,
+    LAB_EXERCISES.includes(exercise.name) ? labPanel() : null,
   );
   const editor = createEditor(editorHost, {
     doc: source,
@@ -218,6 +223,43 @@ export function mountRunner(root, { exercise, progress }) {
       state.status === "running" ? `Running the tests… ${state.runs} runs so far` : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : "";
     renderResults();
     renderStory();
+  }
+
+  /** Lab mode: the same code against a real etcd, in real time (not graded). */
+  function labPanel() {
+    const endpoint = h("input", { id: `lab-endpoint-${exercise.name}`, value: DEFAULT_ETCD_ENDPOINT, autocomplete: "off", spellcheck: "false" });
+    const log = h("ol", { class: "lab-log", "aria-label": "What happened on etcd", tabindex: "0" });
+    const labStatus = h("p", { class: "lab-status", role: "status" });
+    const start = h("button", {
+      type: "button",
+      onclick: async () => {
+        start.disabled = true;
+        log.replaceChildren();
+        labStatus.textContent = "Running on etcd, in real time…";
+        try {
+          const result = await labInWorker({
+            exercise: exercise.name,
+            source: editor.text,
+            endpoint: endpoint.value.trim(),
+            onLog: (line) => log.append(h("li", {}, h("span", { class: "lab-time" }, `${(line.atMs / 1000).toFixed(2)} s`), ` ${line.who} ${line.text}`)),
+          });
+          labStatus.textContent = `Finished: ${result.stoppedBecause}.`;
+        } catch (error) {
+          labStatus.textContent = `Lab mode stopped: ${error.message}`;
+        } finally {
+          start.disabled = false;
+        }
+      },
+    }, "Run on etcd");
+    return h(
+      "details",
+      { class: "runner-lab" },
+      h("summary", {}, "Lab: run your code on a real etcd"),
+      h("p", {}, "Real time applies here: nothing is simulated and nothing is graded. Two processes run your code against the etcd below, through its JSON gateway; start etcd with ", h("code", {}, "--cors='*'"), " (see the README's \"Lab mode\"). TTLs become etcd leases of whole seconds, at least 2."),
+      h("div", { class: "field" }, h("label", { for: endpoint.id }, "etcd endpoint"), endpoint),
+      h("div", { class: "runner-toolbar" }, start, labStatus),
+      log,
+    );
   }
 
   story.addEventListener("keydown", (event) => {

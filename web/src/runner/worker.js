@@ -3,12 +3,16 @@
 //
 // Messages in:  { id, type: "grade", exercise, source, options }
 //               { id, type: "replay", exercise, source, token }
+//               { id, type: "lab", exercise, source, endpoint }       (lab mode: a real etcd)
 // Messages out: { id, type: "progress", runs }                (while grading)
 //               { id, type: "result", report }                 (grade)
 //               { id, type: "result", replay: { caseJson, execution, violation, timeline } }
+//               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
+//               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
 import { loadEngines } from "./engine.js";
 import { gradeSource, replaySource } from "./grade.js";
+import { runLab } from "./lab-run.js";
 
 /** Where the wasm files are, relative to this worker's bundle in web/dist. */
 const SOURCES = {
@@ -34,6 +38,11 @@ self.addEventListener("message", async (event) => {
     } else if (request.type === "replay") {
       const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
       self.postMessage({ id: request.id, type: "result", replay });
+    } else if (request.type === "lab") {
+      const onLog = (line) => self.postMessage({ id: request.id, type: "log", line });
+      const fileName = `${request.exercise}.js`;
+      const lab = await runLab(engines, { exercise: request.exercise, source: request.source, fileName, endpoint: request.endpoint, onLog });
+      self.postMessage({ id: request.id, type: "result", lab });
     } else {
       throw new Error(`unknown request type ${request.type}`);
     }

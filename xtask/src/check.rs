@@ -1,0 +1,53 @@
+//! `cargo xtask check` (`npm run check`): the authors' checker. First the
+//! content crate checks the lesson (every error at once, with
+//! file:line:col); then every exercise's `starter.js` must fail and its
+//! `solution.js` must pass, graded by the same command-line grader course
+//! staff use.
+
+use std::process::Command;
+
+use crate::cmd::{self, command, root};
+use crate::{build, tools};
+
+const LESSON_DIR: &str = "exercises/ownership-election";
+
+pub fn run() -> Result<(), String> {
+    cmd::run(command("cargo", &["run", "--quiet", "-p", "content", "--", "check", LESSON_DIR]))?;
+    tools::ensure_all(tools::Needs { browser: false })?;
+    if !root().join("web/pkg/leaselab_bg.wasm").exists() {
+        build::build_wasm()?;
+    }
+    let mut problems = Vec::new();
+    let mut exercises: Vec<String> = std::fs::read_dir(root().join(LESSON_DIR))
+        .map_err(|error| format!("cannot read {LESSON_DIR}: {error}"))?
+        .flatten()
+        .filter(|entry| entry.path().join("exercise.toml").exists())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    exercises.sort();
+    for exercise in &exercises {
+        for (file, must_pass) in [("solution.js", true), ("starter.js", false)] {
+            let path = format!("{LESSON_DIR}/{exercise}/{file}");
+            let status = Command::new("node")
+                .args(["cli/leaselab.mjs", "grade", &path, "--exercise", exercise, "--format", "json"])
+                .current_dir(root())
+                .stdout(std::process::Stdio::null())
+                .status()
+                .map_err(|error| format!("could not run the grader: {error}"))?;
+            match (status.code(), must_pass) {
+                (Some(0), true) | (Some(1), false) => {
+                    eprintln!("{path}: {}", if must_pass { "passes, as a solution must" } else { "fails, as a starter must" })
+                }
+                (Some(0), false) => problems.push(format!("{path}: passes every test; a starter must leave something for the learner to fix")),
+                (Some(1), true) => problems.push(format!("{path}: fails some test; run `npx leaselab grade {path} --exercise {exercise}` to see which")),
+                _ => problems.push(format!("{path}: the grader could not grade it ({status}); run `npx leaselab grade {path} --exercise {exercise}`")),
+            }
+        }
+    }
+    if problems.is_empty() {
+        eprintln!("checked {} exercises: every solution passes, every starter fails", exercises.len());
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
