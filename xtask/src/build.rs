@@ -55,7 +55,9 @@ fn node_bin(name: &str) -> String {
 /// Bundles `web/src` into `web/dist`, copies the static files beside it, and
 /// renders the lesson page (`web/dist/index.html`) from the lesson's content.
 pub fn bundle_web() -> Result<(), String> {
-    let dist = dist();
+    // Build beside the served folder and swap at the end, so a failed build
+    // (a broken edit while `npm start` watches) leaves the last good page served.
+    let dist = root().join("web/dist.next");
     if dist.exists() {
         std::fs::remove_dir_all(&dist).map_err(|error| format!("cannot clear {}: {error}", dist.display()))?;
     }
@@ -82,7 +84,12 @@ pub fn bundle_web() -> Result<(), String> {
     }
     // QuickJS, the code runner's sandbox engine, from its npm package.
     copy_file(&root().join("node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm"), &dist.join("quickjs.wasm"))?;
-    render_lesson_page(&dist)
+    render_lesson_page(&dist)?;
+    let served = self::dist();
+    if served.exists() {
+        std::fs::remove_dir_all(&served).map_err(|error| format!("cannot clear {}: {error}", served.display()))?;
+    }
+    std::fs::rename(&dist, &served).map_err(|error| format!("cannot move {} to {}: {error}", dist.display(), served.display()))
 }
 
 /// The lesson the page teaches.
