@@ -354,9 +354,19 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
       outbox = [];
       return text;
     },
-    /** Settles the promise of call `id` (made by `process`) with the simulation's reply. */
-    deliver(id, process, replyJson, nowsText) {
-      setClocks(nowsText);
+    /**
+     * Settles the promise of a call with the simulation's reply. One string
+     * carries everything (one value to cross the VM boundary, not four):
+     * `<call id>|<process>|<local clocks, comma-separated>|<reply JSON>`.
+     */
+    deliver(packed) {
+      const first = packed.indexOf("|");
+      const second = packed.indexOf("|", first + 1);
+      const third = packed.indexOf("|", second + 1);
+      const id = Number(packed.slice(0, first));
+      const process = Number(packed.slice(first + 1, second));
+      setClocks(packed.slice(second + 1, third));
+      const replyJson = packed.slice(third + 1);
       current = process;
       const waiter = pending.get(id);
       if (waiter === undefined) return;

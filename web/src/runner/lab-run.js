@@ -128,7 +128,7 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
           (reply) => {
             if (stoppedBecause) return;
             if (call.op !== "sleep") log(who, `gets ${describeReply(reply)}`);
-            callHarness(functions.deliver, vm.newNumber(id), vm.newNumber(process), vm.newString(JSON.stringify(reply)), vm.newString(nows()))?.dispose();
+            callHarness(functions.deliver, vm.newString(`${id}|${process}|${nows()}|${JSON.stringify(reply)}`))?.dispose();
             handleOutbox();
           },
           (error) => stop(error.message),

@@ -200,7 +200,7 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
         callHarness(crashed, vm.newNumber(current))?.dispose();
         continue;
       }
-      callHarness(deliver, vm.newNumber(sim.lastCall), vm.newNumber(current), vm.newString(sim.lastReplyJson), vm.newString(sim.localNowAll()))?.dispose();
+      callHarness(deliver, vm.newString(`${sim.lastCall}|${current}|${sim.localNowAll()}|${sim.lastReplyJson}`))?.dispose();
       sandbox.drainJobs();
       flushOutbox();
     }

@@ -143,8 +143,10 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
     },
     /** Runs queued promise jobs until none are left or the sandbox stops. */
     drainJobs() {
+      // One crossing runs every queued job, including the ones they queue (-1: no cap);
+      // a runaway chain is still stopped by the step budget.
       while (!stopped && runtime.hasPendingJob()) {
-        const result = runtime.executePendingJobs(1_000);
+        const result = runtime.executePendingJobs(-1);
         if (result.error) {
           const error = result.error.context.dump(result.error);
           result.error.dispose();
