@@ -61,7 +61,9 @@ test("the page from the real lesson: every embed rendered, ids unique, data safe
   assert.equal((html.match(/<div class="quiz" role="group"/g) ?? []).length, Object.keys(lesson.quizzes).length);
   assert.match(html, /data-widget="uptime-estimator"/);
   assert.match(html, /data-widget="cas-playground"/);
-  assert.match(html, /data-widget="failover-simulator"><p>Coming soon/);
+  assert.match(html, /data-widget="failover-simulator"/);
+  assert.match(html, /Loading the simulation…/);
+  assert.doesNotMatch(html, /Coming soon/);
   const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]);
   const duplicates = ids.filter((id, index) => ids.indexOf(id) !== index);
   assert.deepEqual(duplicates, []);

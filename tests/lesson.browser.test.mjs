@@ -348,14 +348,17 @@ test("the uptime estimator gives the lesson's figures for its presets", async ()
   assert.deepEqual(problems, []);
 });
 
-test("the CAS playground runs in its section; the failover simulator's place says what is coming", async () => {
+test("the CAS playground and the failover simulator run in their sections", async () => {
   const { page, problems } = await openLesson(session);
   const playground = page.locator('[data-widget="cas-playground"]');
   await playground.scrollIntoViewIfNeeded();
   await page.locator('[data-widget="cas-playground"][data-ready="true"]').waitFor();
   await playground.getByRole("button", { name: "Compare and swap" }).click();
   assert.match(await playground.getByRole("status").textContent(), /Swapped/);
-  assert.match(await page.locator('[data-widget="failover-simulator"]').textContent(), /Coming soon/);
+  const failover = page.locator('[data-widget="failover-simulator"]');
+  await failover.scrollIntoViewIfNeeded();
+  await page.locator('[data-widget="failover-simulator"][data-ready="true"]').waitFor();
+  assert.doesNotMatch(await failover.textContent(), /Loading the simulation/);
   assert.deepEqual(problems, []);
 });
 

@@ -30,9 +30,8 @@ const WIDGETS = {
   },
   "failover-simulator": {
     title: "Failover simulator",
-    intro: null,
-    placeholder:
-      'Coming soon: three replicas running the lease protocol on the simulated store. You will crash one, pause another, bring them back, and watch ownership move on a timeline. Until then, the <a href="#diagram-failover">failover diagram</a> at the start of the lesson tells the same story in still frames.',
+    intro: "Three replicas run the lease loop from this lesson on one key of the simulated store. Freeze one (a stop-the-world pause), crash one, bring it back, and watch the lease move. The clock runs one simulated second per second; the lease's TTL is 3 s.",
+    waiting: "Loading the simulation…",
   },
 };
 

@@ -17,7 +17,8 @@ import { mountQuiz } from "./lesson/quiz.js";
 const WIDGETS = {
   "cas-playground": { load: () => import("./widgets/cas-playground/view.js").then((module) => module.mountCasPlayground), wasm: true },
   "uptime-estimator": { load: () => import("./widgets/uptime-estimator/view.js").then((module) => module.mountUptimeEstimator), wasm: false },
-  // "failover-simulator" comes later; until then the page shows the text the build wrote in its place.
+  // Loads the simulation's wasm module itself (the grader's, not the store's), before it mounts.
+  "failover-simulator": { load: () => import("./widgets/failover-simulator/view.js").then((module) => module.loadFailoverSimulator()), wasm: false },
 };
 
 /**

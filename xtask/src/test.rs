@@ -1,7 +1,7 @@
 //! `cargo xtask test`: every test, in order of speed, stopping at the first
 //! failing stage so the report ends with what broke.
 //!
-//! 1. native Rust tests of every crate except the bindings, then the
+//! 1. native Rust tests of every crate (the bindings' own logic too), then the
 //!    differential test of the store against a real etcd;
 //! 2. the bindings' wasm-bindgen tests in Node, then in headless Chromium;
 //! 3. the release build of the page;
@@ -17,6 +17,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     tools::ensure_all(tools::Needs { browser: true })?;
 
     cmd::run(command("cargo", &["test", "--workspace", "--exclude", "wasm", "--exclude", "etcd-diff"]))?;
+    // The bindings' pure-Rust logic (the failover simulator's stories) runs natively too.
+    cmd::run(command("cargo", &["test", "-p", "wasm", "--features", "grader", "--lib"]))?;
 
     // kv against a real etcd (crates/etcd-diff starts and stops its own
     // servers); Debian's etcd-server is installed where it is missing.

@@ -15,6 +15,8 @@
 //! what was wrong and what to do instead.
 
 #[cfg(feature = "grader")]
+pub mod failover;
+#[cfg(feature = "grader")]
 mod grading;
 mod js_types;
 #[cfg(feature = "grader")]

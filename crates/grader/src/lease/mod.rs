@@ -12,6 +12,8 @@ use sim::rng::Rng;
 use sim::{Fault, FaultKind, FaultProfile, Plan, SimLimits};
 
 pub use harness::run_rust;
+/// The implementations `run_rust` runs, for callers outside the grader (the failover simulator).
+pub use ::lease::LeaseVariant;
 pub use workload::{LeaseWorkload, LEASE_KEY};
 
 use crate::grade::{Case, Exercise, Execution, Scenario};
