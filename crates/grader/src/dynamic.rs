@@ -22,9 +22,19 @@ use crate::report::{SuiteReport, Violation};
 /// The exercises a host may name, in the lesson's order.
 pub const EXERCISES: [&str; 4] = ["cas", "lock", "lease", "fencing"];
 
-/// Runs a case given as JSON; returns the host's answer as JSON (see the
-/// module docs), or a message when the host itself failed.
-pub type RunJson<'a> = dyn FnMut(&str) -> Result<String, String> + 'a;
+/// Runs a case given as JSON; returns the host's answer (see the module
+/// docs), or a message when the host itself failed.
+pub type RunJson<'a> = dyn FnMut(&str) -> Result<HostAnswer, String> + 'a;
+
+/// What a host hands back for one case.
+pub enum HostAnswer {
+    /// The answer as JSON text: an execution, or for `cas` a recording.
+    Json(String),
+    /// An execution the host already holds as a value (a simulation that ran
+    /// in the same wasm instance): no JSON round trip, which for a long run
+    /// costs more than the run itself.
+    Execution(Execution),
+}
 
 fn unknown(name: &str) -> String {
     format!("there is no exercise named {name:?}; the exercises are {}", EXERCISES.join(", "))
@@ -33,6 +43,14 @@ fn unknown(name: &str) -> String {
 /// An exercise plus how to read the host's answer for one of its cases.
 trait Hosted: Exercise {
     fn execution_from_json(&self, case: &Case<Self::Workload>, json: &str) -> Result<Execution, String>;
+
+    /// Simulated exercises take an execution as it is; `cas` overrides this.
+    fn execution_from_answer(&self, case: &Case<Self::Workload>, answer: HostAnswer) -> Result<Execution, String> {
+        match answer {
+            HostAnswer::Json(json) => self.execution_from_json(case, &json),
+            HostAnswer::Execution(execution) => Ok(execution),
+        }
+    }
 }
 
 fn simulated_execution(json: &str) -> Result<Execution, String> {
@@ -62,6 +80,13 @@ impl Hosted for CasExercise {
         let recording: CasRecording =
             serde_json::from_str(json).map_err(|error| format!("the runner answered with a malformed recording: {error}"))?;
         Ok(crate::cas::execution(&case.workload, &recording))
+    }
+
+    fn execution_from_answer(&self, case: &Case<Self::Workload>, answer: HostAnswer) -> Result<Execution, String> {
+        match answer {
+            HostAnswer::Json(json) => self.execution_from_json(case, &json),
+            HostAnswer::Execution(_) => Err("the cas runner must answer with its recording as JSON, not with a simulation".into()),
+        }
     }
 }
 
@@ -107,7 +132,7 @@ where
             let outcome = serde_json::to_string(case)
                 .map_err(|error| error.to_string())
                 .and_then(|json| run(&json))
-                .and_then(|json| exercise.execution_from_json(case, &json));
+                .and_then(|answer| exercise.execution_from_answer(case, answer));
             match outcome {
                 Ok(execution) => return execution,
                 Err(message) => host_error = Some(message),

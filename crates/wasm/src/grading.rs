@@ -4,6 +4,7 @@
 
 use wasm_bindgen::prelude::*;
 
+use grader::dynamic::HostAnswer;
 use grader::GradeOptions;
 
 #[derive(serde::Deserialize, Default)]
@@ -14,7 +15,9 @@ struct JsGradeOptions {
     shrink_attempts_max: Option<u32>,
 }
 
-/// Grades a submission: `runCase(caseJson) → executionJson` runs one case.
+/// Grades a submission: `runCase(caseJson)` runs one case and answers with
+/// its execution (or cas recording) as JSON, or with the ticket of a
+/// `Simulation.handOff()`.
 /// Returns the suite report as JSON.
 #[wasm_bindgen(js_name = gradeSubmission)]
 pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Function) -> Result<String, JsError> {
@@ -30,11 +33,16 @@ pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Fun
         seeds: js_options.seeds.unwrap_or(defaults.seeds),
         shrink_attempts_max: js_options.shrink_attempts_max.unwrap_or(defaults.shrink_attempts_max),
     };
-    let mut run = |case_json: &str| -> Result<String, String> {
+    let mut run = |case_json: &str| -> Result<HostAnswer, String> {
         let answer = run_case
             .call1(&JsValue::NULL, &JsValue::from_str(case_json))
             .map_err(|error| describe_js_error(&error))?;
-        answer.as_string().ok_or_else(|| "runCase must return the execution as a JSON string".to_string())
+        if let Some(ticket) = answer.as_f64() {
+            return crate::sim_handle::take_handed_off(ticket as u32)
+                .map(HostAnswer::Execution)
+                .ok_or_else(|| format!("runCase answered with ticket {ticket}, which is not the latest Simulation.handOff()"));
+        }
+        answer.as_string().map(HostAnswer::Json).ok_or_else(|| "runCase must return the execution as a JSON string or a handOff() ticket".to_string())
     };
     let report = grader::dynamic::grade_json(exercise, &options, &mut run).map_err(|message| JsError::new(&message))?;
     Ok(serde_json::to_string(&report).expect("reports serialize"))

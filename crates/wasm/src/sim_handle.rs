@@ -1,10 +1,13 @@
 //! `Simulation` in JavaScript: one run of the kernel, driven by the JS
 //! runner exactly as `sim::host` drives it for Rust processes.
 //!
-//! The runner's loop crosses this boundary once per step, so the calls are
-//! lean: calls and notes come in as JSON text (made by the sandboxed harness,
-//! passed through untouched), and a step's answer is read through small
-//! getters instead of an object per step.
+//! The runner's loop crosses this boundary twice per step and both crossings
+//! carry one string: `nextDelivery()` hands out the step, packed the way the
+//! sandboxed harness reads it, and `applyOutbox()` takes everything the code
+//! did until it waited again (calls, notes, finishes), as the harness wrote
+//! it. Nothing is reshaped in JavaScript on the way.
+
+use std::cell::RefCell;
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -18,17 +21,12 @@ struct CasePlan {
     limits: SimLimits,
 }
 
-/// What the last `nextStep()` produced.
-const STEP_RESUME: u8 = 1;
-const STEP_CRASHED: u8 = 2;
-const STEP_DONE: u8 = 3;
-
 #[wasm_bindgen(js_name = Simulation)]
 pub struct SimHandle {
     sim: Sim,
     last_process: u32,
-    last_call: u32,
-    last_reply_json: String,
+    /// Calls applied from the harness's outbox; the harness numbers them the same way.
+    calls_made: u32,
 }
 
 #[wasm_bindgen(js_class = Simulation)]
@@ -38,7 +36,7 @@ impl SimHandle {
     pub fn new(case_json: &str) -> Result<SimHandle, JsError> {
         let case: CasePlan =
             serde_json::from_str(case_json).map_err(|error| JsError::new(&format!("Simulation: malformed case: {error}")))?;
-        Ok(SimHandle { sim: Sim::new(case.plan, case.limits), last_process: 0, last_call: 0, last_reply_json: String::new() })
+        Ok(SimHandle { sim: Sim::new(case.plan, case.limits), last_process: 0, calls_made: 0 })
     }
 
     #[wasm_bindgen(getter)]
@@ -56,13 +54,9 @@ impl SimHandle {
     /// the sandbox with each step, since time stands still while code runs).
     #[wasm_bindgen(js_name = localNowAll)]
     pub fn local_now_all(&self) -> String {
-        (0..self.sim.processes()).map(|process| self.sim.local_now_ms(process).to_string()).collect::<Vec<_>>().join(",")
-    }
-
-    /// Starts a call; returns its id, or -1 if the process no longer runs.
-    pub fn call(&mut self, process: u32, call_json: &str) -> Result<i32, JsError> {
-        let call: Call = serde_json::from_str(call_json).map_err(|error| JsError::new(&format!("malformed call {call_json}: {error}")))?;
-        Ok(self.sim.call(process, call).map_or(-1, |id| id as i32))
+        let mut text = String::new();
+        self.push_local_nows(&mut text);
+        text
     }
 
     /// Records a note for the process (ignored if it no longer runs).
@@ -72,57 +66,140 @@ impl SimHandle {
         Ok(())
     }
 
-    pub fn finish(&mut self, process: u32) {
-        let _ = self.sim.finish(process);
-    }
-
     /// Ends the run now (the runner stopped it: a limit or a broken submission).
     pub fn stop(&mut self) {
         self.sim.stop(sim::Ending::Stopped);
     }
 
-    /// Advances to the next step: 1 = resume `lastProcess` with `lastReplyJson`
-    /// for `lastCall`, 2 = `lastProcess` crashed, 3 = the run is over.
-    #[wasm_bindgen(js_name = nextStep)]
-    pub fn next_step(&mut self) -> u8 {
+    /// Advances to the next step and says what the sandbox must do, as one
+    /// string (one crossing per step, passed to the harness untouched):
+    /// `"<call>|<process>|<local clocks, comma-separated>|<reply JSON>"` to
+    /// settle a call; `"!<process>"` when that process crashed; `""` when the
+    /// run is over.
+    #[wasm_bindgen(js_name = nextDelivery)]
+    pub fn next_delivery(&mut self) -> String {
         match self.sim.next_step() {
             Next::Resume { process, call, reply } => {
                 self.last_process = process;
-                self.last_call = call;
-                self.last_reply_json = serde_json::to_string(&reply).expect("replies serialize");
-                STEP_RESUME
+                let mut packed = format!("{call}|{process}|");
+                self.push_local_nows(&mut packed);
+                packed.push('|');
+                packed.push_str(&serde_json::to_string(&reply).expect("replies serialize"));
+                packed
             }
             Next::Crashed { process } => {
                 self.last_process = process;
-                STEP_CRASHED
+                format!("!{process}")
             }
-            Next::Done(_) => STEP_DONE,
+            Next::Done(_) => String::new(),
         }
     }
 
+    /// The process the last delivery or crash was about.
     #[wasm_bindgen(getter, js_name = lastProcess)]
     pub fn last_process(&self) -> u32 {
         self.last_process
     }
 
-    #[wasm_bindgen(getter, js_name = lastCall)]
-    pub fn last_call(&self) -> u32 {
-        self.last_call
-    }
-
-    #[wasm_bindgen(getter, js_name = lastReplyJson)]
-    pub fn last_reply_json(&self) -> String {
-        self.last_reply_json.clone()
+    /// Applies the harness's outbox (see `harness.js`): one line per message,
+    /// `c<process>|<call JSON>`, `n<process>|<note JSON>`, `f<process>|` or
+    /// `s<process>|<reason>`, in the order the code produced them. Returns the
+    /// reason of an `s` (the harness stopped the run; the rest is dropped:
+    /// nothing the code did after that counts), or undefined.
+    #[wasm_bindgen(js_name = applyOutbox)]
+    pub fn apply_outbox(&mut self, outbox: &str) -> Result<Option<String>, JsError> {
+        for line in outbox.split('\n').filter(|line| !line.is_empty()) {
+            let malformed = || JsError::new(&format!("malformed outbox line {line:?}"));
+            let (head, payload) = line.split_once('|').ok_or_else(malformed)?;
+            let kind = head.as_bytes()[0];
+            let process: u32 = head[1..].parse().map_err(|_| malformed())?;
+            match kind {
+                b'c' => {
+                    let call: Call =
+                        serde_json::from_str(payload).map_err(|error| JsError::new(&format!("malformed call {payload}: {error}")))?;
+                    let id = self.sim.call(process, call).ok();
+                    if id != Some(self.calls_made) {
+                        return Err(JsError::new(&format!(
+                            "runner out of step: the harness numbered a call {}, the simulation {id:?}",
+                            self.calls_made
+                        )));
+                    }
+                    self.calls_made += 1;
+                }
+                b'n' => {
+                    let note: Note =
+                        serde_json::from_str(payload).map_err(|error| JsError::new(&format!("malformed note {payload}: {error}")))?;
+                    let _ = self.sim.note(process, note);
+                }
+                b'f' => {
+                    let _ = self.sim.finish(process);
+                }
+                b's' => return Ok(Some(payload.to_string())),
+                _ => return Err(malformed()),
+            }
+        }
+        Ok(None)
     }
 
     /// The finished run as the grader reads it: `{ ending, trace }` JSON.
-    /// Call after `nextStep()` returned 3.
+    /// Call when `nextDelivery()` returned "".
     #[wasm_bindgen(js_name = executionJson)]
     pub fn execution_json(&mut self) -> String {
+        serde_json::to_string(&self.execution()).expect("executions serialize")
+    }
+
+    /// Hands the finished run to `gradeSubmission` without JSON: the run is
+    /// kept here and a ticket (a number) is returned, which the runner gives
+    /// back as its answer. Only the latest hand-off is kept: the grader takes
+    /// each one as soon as the case returns. Call when `nextDelivery()` returned "".
+    #[wasm_bindgen(js_name = handOff)]
+    pub fn hand_off(&mut self) -> u32 {
+        let execution = self.execution();
+        HANDED_OFF.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            let ticket = slot.as_ref().map_or(1, |(last, _)| last.wrapping_add(1));
+            *slot = Some((ticket, execution));
+            ticket
+        })
+    }
+}
+
+impl SimHandle {
+    fn push_local_nows(&self, text: &mut String) {
+        use std::fmt::Write;
+        for process in 0..self.sim.processes() {
+            if process > 0 {
+                text.push(',');
+            }
+            let _ = write!(text, "{}", self.sim.local_now_ms(process));
+        }
+    }
+
+    fn execution(&mut self) -> grader::Execution {
         let ending = match self.sim.next_step() {
             Next::Done(ending) => ending,
             _ => sim::Ending::Stopped,
         };
-        serde_json::to_string(&grader::Execution { ending, trace: self.sim.trace().to_vec() }).expect("executions serialize")
+        grader::Execution { ending, trace: self.sim.trace().to_vec() }
     }
+}
+
+thread_local! {
+    /// The latest execution handed off by `Simulation.handOff()`, with its ticket.
+    static HANDED_OFF: RefCell<Option<(u32, grader::Execution)>> = const { RefCell::new(None) };
+}
+
+/// Takes the execution handed off under `ticket`; None if it is not the latest
+/// (the runner answered with a stale or made-up number).
+pub(crate) fn take_handed_off(ticket: u32) -> Option<grader::Execution> {
+    HANDED_OFF.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        match slot.take() {
+            Some((held, execution)) if held == ticket => Some(execution),
+            other => {
+                *slot = other;
+                None
+            }
+        }
+    })
 }

@@ -92,12 +92,11 @@ export async function gradeSource(engines, { exercise, source, fileName, options
   }
   const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits });
   try {
-    const run = onRun
-      ? (caseJson) => {
-          onRun();
-          return runner.run(caseJson);
-        }
-      : runner.run;
+    const handOff = { handOff: true };
+    const run = (caseJson) => {
+      onRun?.();
+      return runner.run(caseJson, handOff);
+    };
     const reportJson = engines.leaselab.gradeSubmission(exercise, options, run);
     return { ...JSON.parse(reportJson), problems: [] };
   } finally {

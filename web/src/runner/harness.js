@@ -25,7 +25,12 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
   const workload = parse(workloadJson);
   /** callId → { resolve, reject } */
   const pending = new Map();
-  /** Messages for the host, in order: ["c", process, callJson] | ["n", process, noteJson] | ["f", process]. */
+  /**
+   * Messages for the host, in order, one line each: "c<process>|<call JSON>",
+   * "n<process>|<note JSON>", "f<process>|" (finished), "s<process>|<reason>"
+   * (the harness stopped the run). JSON text never holds a raw line break,
+   * and the reasons are the harness's own one-line sentences.
+   */
   let outbox = [];
   let nextCallId = 0;
   /** Processes that may still call (not finished, not crashed). */
@@ -39,11 +44,11 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
     consoleLines += 1;
     if (consoleLines === consoleLinesMax + 1) {
       const reason = "printed more than " + consoleLinesMax + " lines to the console";
-      outbox.push(["s", current, reason]);
+      outbox.push("s" + current + "|" + reason);
       halt(reason);
     }
     if (consoleLines > consoleLinesMax) return;
-    outbox.push(["n", current, stringify({ note: "console", text: text.length > 500 ? text.slice(0, 500) + "… (line cut)" : text })]);
+    outbox.push("n" + current + "|" + stringify({ note: "console", text: text.length > 500 ? text.slice(0, 500) + "… (line cut)" : text }));
   });
 
   function describeValue(value) {
@@ -84,7 +89,7 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
     // A process that finished or crashed is not running: its promise never settles.
     if (!running.has(process)) return new Promise(() => {});
     const id = nextCallId++;
-    outbox.push(["c", process, stringify(call)]);
+    outbox.push("c" + process + "|" + stringify(call));
     return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
   }
 
@@ -151,7 +156,7 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
   }
 
   function note(process, value) {
-    if (running.has(process)) outbox.push(["n", process, stringify(value)]);
+    if (running.has(process)) outbox.push("n" + process + "|" + stringify(value));
   }
 
   /** Calls one of the learner's functions, turning a throw into a Failure. */
@@ -341,16 +346,16 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
           const message = error instanceof Failure ? error.message : describeThrown("the test", error);
           note(process, { note: "failed", message });
         }
-        if (running.delete(process)) outbox.push(["f", process]);
+        if (running.delete(process)) outbox.push("f" + process + "|");
       })();
     },
     /** The process crashed: it never runs again. */
     crashed(process) {
       running.delete(process);
     },
-    /** The messages since the last flush, as JSON text. */
+    /** The messages since the last flush, one line each (see `outbox`). */
     flush() {
-      const text = stringify(outbox);
+      const text = outbox.join("\n");
       outbox = [];
       return text;
     },
@@ -400,6 +405,19 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
 
 /** The harness as source text for the sandbox: an expression for a function. */
 export const HARNESS_SOURCE = `(${harnessMain.toString()})`;
+
+/**
+ * The harness's outbox (what `flush()` returned) as `[kind, process,
+ * payload]` messages, for hosts that read it in JavaScript (lab mode; the
+ * simulation reads it in Rust, `Simulation.applyOutbox`).
+ */
+export function parseOutbox(text) {
+  if (text === "") return [];
+  return text.split("\n").map((line) => {
+    const bar = line.indexOf("|");
+    return [line[0], Number(line.slice(1, bar)), line.slice(bar + 1)];
+  });
+}
 
 // The cas exercise has no simulation: the learner writes the store itself,
 // and the grader compares its answers with the model's (see

@@ -4,7 +4,7 @@
 // calls go to etcd (etcd-gateway.js) and settle when etcd answers, `sleep`
 // is a real timer and `now()` the real clock. Nothing is graded: the learner
 // watches their code take, hold and release a real lock, or lead and renew.
-import { HARNESS_SOURCE } from "./harness.js";
+import { HARNESS_SOURCE, parseOutbox } from "./harness.js";
 import { describeCall, describeReply } from "./timeline-model.js";
 import { createEtcdGateway } from "./etcd-gateway.js";
 import { loadModule } from "./run-case.js";
@@ -117,7 +117,7 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
     if (sandbox.stopped) return stop(`${fileName} ${sandbox.stopped}`);
     const text = callHarness(functions.flush)?.consume((value) => vm.getString(value));
     if (!text) return;
-    for (const [kind, process, payload] of JSON.parse(text)) {
+    for (const [kind, process, payload] of parseOutbox(text)) {
       const who = `p${process + 1}`;
       if (kind === "c") {
         const id = nextCall++;

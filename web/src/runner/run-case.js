@@ -9,9 +9,6 @@
 import { CAS_HARNESS_SOURCE, HARNESS_SOURCE } from "./harness.js";
 import { createSandbox, describeEngineError, DEFAULT_LIMITS } from "./sandbox.js";
 
-const STEP_CRASHED = 2;
-const STEP_DONE = 3;
-
 /** Evaluates the learner's module; returns its namespace handle or throws a readable message. */
 export function loadModule(vm, source, fileName) {
   const result = vm.evalCode(source, fileName, { type: "module", strict: true });
@@ -57,7 +54,10 @@ const RUNS_PER_SANDBOX = 64;
  * A runner for one submission: `run(caseJson)` executes a grader case and
  * returns what the grader reads as JSON text: the execution `{ ending,
  * trace }` of the simulation, or for `cas` the recording `{ answers,
- * failure, console }` of the learner's store's answers. Reuses one
+ * failure, console }` of the learner's store's answers. With `{ handOff:
+ * true }` a simulated run answers with a `Simulation.handOff()` ticket
+ * instead, which only `gradeSubmission` reads (it skips turning the trace
+ * into JSON and back). Reuses one
  * sandbox for many runs; replaces it after a stop (the VM may be damaged by
  * an out-of-memory or an interrupted job) and every RUNS_PER_SANDBOX runs.
  */
@@ -74,7 +74,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   };
 
 
-  const run = (caseJson) => {
+  const run = (caseJson, { handOff = false } = {}) => {
     if (sandbox === null || runsInSandbox >= RUNS_PER_SANDBOX) {
       retire();
       sandbox = createSandbox(engines.quickjs, { limits });
@@ -84,7 +84,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
     }
     runsInSandbox += 1;
     const runner = exercise === "cas" ? runCasOnce : runOnce;
-    const result = runner(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits });
+    const result = runner(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits, handOff });
     if (sandbox.stopped) retire();
     return result;
   };
@@ -117,7 +117,7 @@ function runCasOnce(engines, sandbox, casMain, { source, fileName, caseJson, lim
 }
 
 /** Runs one case (see `createCaseRunner`) in a ready sandbox. */
-function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits }) {
+function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits, handOff }) {
   const { leaselab } = engines;
   const workloadJson = JSON.stringify(JSON.parse(caseJson).workload);
   const sim = new leaselab.Simulation(caseJson);
@@ -129,7 +129,6 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
     return handle;
   };
   let stoppedByHarness = null;
-  let callsMade = 0;
   try {
     const owned = [vm.newString(exercise), vm.newString(workloadJson), vm.newString(fileName)];
     const consoleLinesMax = vm.newNumber(limits.consoleLinesMax);
@@ -152,25 +151,12 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
       return result.value;
     };
 
-    /** Hands the harness's outbox to the simulation, in order. */
+    /** Hands the harness's outbox to the simulation, in order; remembers a stop. */
     const flushOutbox = () => {
       const text = callHarness(flush)?.consume((value) => vm.getString(value));
       if (!text) return;
-      for (const [kind, process, payload] of JSON.parse(text)) {
-        if (kind === "c") {
-          const id = sim.call(process, payload);
-          if (id !== callsMade) throw new Error(`runner out of step: the harness numbered a call ${callsMade}, the simulation ${id}`);
-          callsMade += 1;
-        } else if (kind === "n") {
-          sim.note(process, payload);
-        } else if (kind === "f") {
-          sim.finish(process);
-        } else if (kind === "s") {
-          // The run ends here: nothing the code did after this point counts.
-          stoppedByHarness ??= payload;
-          return;
-        }
-      }
+      // The run ends at a stop: nothing the code did after it counts.
+      stoppedByHarness ??= sim.applyOutbox(text) ?? null;
     };
 
     const stopWith = (process, message) => {
@@ -178,6 +164,7 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
       sim.stop();
     };
 
+    // The process whose code ran last (a stop is attributed to it).
     let current = 0;
     for (let process = 0; process < sim.processes && !sandbox.stopped; process += 1) {
       current = process;
@@ -192,22 +179,24 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
       sandbox.drainJobs();
       flushOutbox();
     }
+    let stepped = false;
     while (!sandbox.stopped && stoppedByHarness === null) {
-      const step = sim.nextStep();
-      if (step === STEP_DONE) break;
-      current = sim.lastProcess;
-      if (step === STEP_CRASHED) {
-        callHarness(crashed, vm.newNumber(current))?.dispose();
+      const delivery = sim.nextDelivery();
+      if (delivery === "") break;
+      stepped = true;
+      if (delivery[0] === "!") {
+        callHarness(crashed, vm.newNumber(sim.lastProcess))?.dispose();
         continue;
       }
-      callHarness(deliver, vm.newString(`${sim.lastCall}|${current}|${sim.localNowAll()}|${sim.lastReplyJson}`))?.dispose();
+      callHarness(deliver, vm.newString(delivery))?.dispose();
       sandbox.drainJobs();
       flushOutbox();
     }
+    if (stepped) current = sim.lastProcess;
     if (sandbox.stopped && stoppedByHarness === null) flushOutbox();
     if (stoppedByHarness !== null) stopWith(current, `${fileName} ${stoppedByHarness}`);
     else if (sandbox.stopped) stopWith(current, `${fileName} ${sandbox.stopped}`);
-    return sim.executionJson();
+    return handOff ? sim.handOff() : sim.executionJson();
   } finally {
     for (const handle of handles) if (handle.alive) handle.dispose();
     sim.free();
