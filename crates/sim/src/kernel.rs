@@ -225,6 +225,16 @@ impl Sim {
         &self.trace
     }
 
+    /// The trace, by value, when the run is over (no copy).
+    pub fn into_trace(self) -> Vec<TraceEvent> {
+        self.trace
+    }
+
+    /// The trace, by value, leaving an empty one (for owners that cannot give up the `Sim`).
+    pub fn take_trace(&mut self) -> Vec<TraceEvent> {
+        std::mem::take(&mut self.trace)
+    }
+
     pub fn calls(&self) -> usize {
         self.calls.len()
     }
@@ -264,15 +274,8 @@ impl Sim {
     /// Latency bias of the PCT-like scheduler for `process` at this moment.
     fn priority_bias_ms(&self, process: ProcessIndex) -> u64 {
         let Scheduler::Priority { order, change_points_ms, bias_ms } = &self.plan.scheduler else { return 0 };
-        let mut order = order.clone();
-        for _ in change_points_ms.iter().filter(|at| **at <= self.now_ms) {
-            if !order.is_empty() {
-                let first = order.remove(0);
-                order.push(first);
-            }
-        }
-        let rank = order.iter().position(|candidate| *candidate == process).unwrap_or(order.len()) as u64;
-        rank * bias_ms
+        let passed = change_points_ms.iter().filter(|at| **at <= self.now_ms).count();
+        priority_rank(order, passed, process) as u64 * bias_ms
     }
 
     /// One-way latency for a call: `leg` 0 is the request, 1 the reply.
@@ -301,17 +304,21 @@ impl Sim {
         let id = self.calls.len() as CallId;
         let index = self.processes[process as usize].calls_made;
         self.processes[process as usize].calls_made += 1;
-        self.calls.push(CallState { process, index, request: request.clone(), reply: None, done: false });
+        let sleep_ms = match request {
+            Call::Sleep { ms } => Some(ms),
+            _ => None,
+        };
         self.record(Some(process), Happening::Invoke { call: id, request: request.clone() });
-        match request {
-            Call::Sleep { ms } => {
+        self.calls.push(CallState { process, index, request, reply: None, done: false });
+        match sleep_ms {
+            Some(ms) => {
                 let clock = &self.processes[process as usize].clock;
                 let target = clock.local_at(self.now_ms).saturating_add(ms);
                 let wake_ms = clock.store_time_reaching(self.now_ms, target);
                 self.calls[id as usize].reply = Some(Reply::Slept);
                 self.schedule(wake_ms, Pending::Deliver(id));
             }
-            _ => {
+            None => {
                 let arrive_ms = self.now_ms + self.latency_ms(process, index, 0);
                 self.schedule(arrive_ms, Pending::Arrive(id));
             }
@@ -479,20 +486,21 @@ impl Sim {
     }
 
     fn apply(&mut self, call: CallId) {
-        let request = self.calls[call as usize].request.clone();
+        // Borrowed field by field (the request is read while the store changes), not cloned.
+        let Sim { calls, store, waiting_watches, .. } = self;
         let refused = |error: kv::StoreError| Reply::Refused { message: error.to_string() };
-        let result = match request {
-            Call::Get { key } => Reply::Get { record: self.store.get(&key).map(Record::from_kv) },
+        let result = match &calls[call as usize].request {
+            Call::Get { key } => Reply::Get { record: store.get(key).map(Record::from_kv) },
             Call::Cas { key, next_value, current_value, version, ttl_ms } => {
                 let mut expect = match current_value {
                     None => kv::Expect::absent(),
-                    Some(value) => kv::Expect::value(value),
+                    Some(value) => kv::Expect::value(value.clone()),
                 };
-                if let Some(version) = version {
+                if let Some(version) = *version {
                     expect = expect.with_mod_revision(version);
                 }
                 let lease = ttl_ms.map_or(kv::LeaseChoice::None, kv::LeaseChoice::Ttl);
-                match self.store.compare_and_swap(&key, &next_value, &expect, lease) {
+                match store.compare_and_swap(key, next_value, &expect, lease) {
                     Ok(kv::CasOutcome::Swapped { kv }) => Reply::Cas { ok: true, version: Some(kv.mod_revision), current: None },
                     Ok(kv::CasOutcome::Mismatch { current }) => {
                         Reply::Cas { ok: false, version: None, current: current.as_ref().map(Record::from_kv) }
@@ -500,14 +508,14 @@ impl Sim {
                     Err(error) => refused(error),
                 }
             }
-            Call::Delete { key, version } => match self.store.delete_if(&key, version) {
+            Call::Delete { key, version } => match store.delete_if(key, *version) {
                 Ok(previous) => Reply::Delete { ok: previous.is_some() },
                 Err(error) => refused(error),
             },
-            Call::Watch { key, after_version } => match self.store.watch(&key, after_version) {
+            Call::Watch { key, after_version } => match store.watch(key, *after_version) {
                 Ok(kv::WatchStart::Ready { event }) => Reply::Watch { event: WatchEvent::from_kv(&event) },
                 Ok(kv::WatchStart::Waiting { watch }) => {
-                    self.waiting_watches.insert(watch, call);
+                    waiting_watches.insert(watch, call);
                     return;
                 }
                 Err(error) => refused(error),
@@ -540,9 +548,38 @@ impl Sim {
                 return None;
             }
         }
-        let reply = self.calls[call as usize].reply.clone().expect("delivered calls have replies");
+        // Taken, not cloned: a call is delivered once, and the trace keeps its own copy.
+        let reply = self.calls[call as usize].reply.take().expect("delivered calls have replies");
         self.calls[call as usize].done = true;
         self.record(Some(process), Happening::Complete { call, reply: reply.clone() });
         Some(Next::Resume { process, call, reply })
+    }
+}
+
+/// `process`'s rank in `order` after `passed` change points, each of which
+/// moves the first process to the back: the process at position i ranks
+/// (i - passed) mod n. A process not in `order` ranks last.
+fn priority_rank(order: &[ProcessIndex], passed: usize, process: ProcessIndex) -> usize {
+    let Some(position) = order.iter().position(|candidate| *candidate == process) else { return order.len() };
+    let len = order.len();
+    (position + len - passed % len) % len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::priority_rank;
+
+    #[test]
+    fn priority_rank_is_the_rank_after_rotating_once_per_change_point() {
+        let order = vec![2, 0, 3, 1];
+        for passed in 0..10 {
+            let mut rotated = order.clone();
+            rotated.rotate_left(passed % order.len());
+            for process in 0..5 {
+                let expected = rotated.iter().position(|candidate| *candidate == process).unwrap_or(order.len());
+                assert_eq!(priority_rank(&order, passed, process), expected, "passed {passed}, process {process}");
+            }
+        }
+        assert_eq!(priority_rank(&[], 3, 0), 0);
     }
 }

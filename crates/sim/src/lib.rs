@@ -23,5 +23,5 @@ pub mod trace;
 pub use call::{Call, Record, Reply, WatchEvent};
 pub use host::{run_processes, Ctx};
 pub use kernel::{Ending, HostError, Limit, Next, Sim, SimLimits};
-pub use plan::{process_name, Fault, FaultKind, FaultProfile, Plan, ProcessIndex, Scheduler};
+pub use plan::{process_name, Fault, FaultKind, FaultProfile, Plan, ProcessIndex, ProcessName, Scheduler};
 pub use trace::{CallId, Happening, Note, TraceEvent};

@@ -14,7 +14,19 @@ pub type ProcessIndex = u32;
 
 /// The name people see for a process index.
 pub fn process_name(process: ProcessIndex) -> String {
-    format!("p{}", process + 1)
+    ProcessName(process).to_string()
+}
+
+/// A process's name for messages, formatted only if a message is made
+/// (checkers name the process on every event they look at, and almost none
+/// of those become a message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcessName(pub ProcessIndex);
+
+impl std::fmt::Display for ProcessName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "p{}", self.0 + 1)
+    }
 }
 
 /// One planned fault.

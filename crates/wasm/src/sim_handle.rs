@@ -180,7 +180,7 @@ impl SimHandle {
             Next::Done(ending) => ending,
             _ => sim::Ending::Stopped,
         };
-        grader::Execution { ending, trace: self.sim.trace().to_vec() }
+        grader::Execution { ending, trace: self.sim.take_trace() }
     }
 }
 

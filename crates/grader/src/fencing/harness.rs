@@ -80,7 +80,7 @@ pub fn run_rust(variant: FencingVariant, case: &Case<FencingWorkload>) -> Execut
         },
         |_| false,
     );
-    Execution { ending, trace: sim.trace().to_vec() }
+    Execution { ending, trace: sim.into_trace() }
 }
 
 async fn run_leader(ctx: &Ctx, script: &[LeaderStep], sent: &SentTable) -> Result<(), String> {

@@ -38,7 +38,7 @@
 use std::collections::HashMap;
 
 use lease::leader::reached;
-use sim::{process_name, Call, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, Reply, Scheduler, TraceEvent};
+use sim::{process_name, Call, ProcessName, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, Reply, Scheduler, TraceEvent};
 
 use super::workload::{LeaseWorkload, LEASE_KEY};
 use crate::grade::{Case, Execution};
@@ -262,7 +262,7 @@ impl Checker {
         if reached(local_ms, holder.sent_local_ms, self.ttl_ms, 1, 2) {
             return None;
         }
-        let name = process_name(process);
+        let name = ProcessName(process);
         violation(
             "renew-not-too-often",
             format!(
@@ -309,7 +309,7 @@ impl Checker {
     }
 
     fn note(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
-        let name = process_name(process);
+        let name = ProcessName(process);
         match note {
             Note::Calling { function } => self.replica(process).function = Some(function.clone()),
             Note::Stepped { .. } => {
@@ -337,10 +337,10 @@ impl Checker {
     }
 
     fn work(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex) -> Option<Violation> {
-        let name = process_name(process);
+        let name = ProcessName(process);
         let ttl_ms = self.ttl_ms;
-        let replica = self.replica(process).clone();
-        if let Some(failed_ms) = replica.failed_renewal_ms {
+        let Replica { failed_renewal_ms, lost, renewals_in_flight, .. } = *self.replica(process);
+        if let Some(failed_ms) = failed_renewal_ms {
             return violation(
                 "stop-after-failed-renewal",
                 format!(
@@ -352,7 +352,7 @@ impl Checker {
             );
         }
         let Some(holder) = self.holder.clone().filter(|holder| holder.process == process) else {
-            let lost = match replica.lost {
+            let lost = match lost {
                 Some((lost_ms, how)) => format!("; {name}'s lease {how} at t={lost_ms} ms"),
                 None => String::new(),
             };
@@ -396,7 +396,7 @@ impl Checker {
         }
         // The grace (a tenth of the TTL plus a round trip) spares a leader
         // that counts its renewal from the reply rather than from the send.
-        if self.timely && replica.renewals_in_flight == 0 && reached(local_ms, valid_from_ms + self.round_trip_ms, ttl_ms, 6, 10) {
+        if self.timely && renewals_in_flight == 0 && reached(local_ms, valid_from_ms + self.round_trip_ms, ttl_ms, 6, 10) {
             return violation(
                 "renew-on-time",
                 format!(

@@ -57,7 +57,7 @@ pub fn run_rust(variant: LeaseVariant, case: &Case<LeaseWorkload>) -> Execution 
         },
         |_| false,
     );
-    Execution { ending, trace: sim.trace().to_vec() }
+    Execution { ending, trace: sim.into_trace() }
 }
 
 fn calling(ctx: &Ctx, function: &str) {

@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use sim::{process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, Reply, Scheduler};
+use sim::{process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, ProcessName, Reply, Scheduler};
 
 use super::workload::{LockWorkload, LOCK_KEY};
 use crate::grade::{Case, Execution};
@@ -262,7 +262,7 @@ impl Checker {
     }
 
     fn note(&mut self, index: usize, at_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
-        let name = process_name(process);
+        let name = ProcessName(process);
         match note {
             Note::Calling { function } => {
                 let in_call = InCall {

@@ -22,7 +22,7 @@ pub fn run_rust(variant: LockVariant, case: &Case<LockWorkload>) -> Execution {
         },
         |_| false,
     );
-    Execution { ending, trace: sim.trace().to_vec() }
+    Execution { ending, trace: sim.into_trace() }
 }
 
 fn calling(ctx: &Ctx, function: &str) {
