@@ -10,8 +10,7 @@
 //! `min-ttl` (TTLs are whole seconds, at least 10 s so that nothing expires
 //! mid-sequence), `key-scoped-ttl` (no `LeaseChoice::Ttl`), `lease-ids`
 //! (leases are named by slot; lease compares use only == and !=), `ranges`
-//! (single keys only), `limits` (far inside kv's limits) and
-//! `txn-delete-twice` (a branch deletes a key at most once).
+//! (single keys only) and `limits` (far inside kv's limits).
 
 use kv::{CompareOp, Store};
 
@@ -146,20 +145,14 @@ impl Generator<'_> {
     fn branch(&mut self, len_max: usize) -> Vec<BranchOp> {
         let len = self.rng.below(len_max + 1);
         let mut ops = Vec::with_capacity(len);
-        let mut deleted = [false; KEYS];
         for _ in 0..len {
             let key = self.key();
+            // Duplicates are generated too: two puts, or a put and a delete, of
+            // one key are refused by both sides; two deletes are accepted by both.
             let op = match self.rng.below(20) {
                 0..=5 => BranchOp::Get(key),
                 6..=14 => BranchOp::Put(key, self.value(), self.lease()),
-                // `txn-delete-twice`: etcd accepts two deletes of one key in a
-                // branch, kv refuses them; other duplicates are generated and
-                // must be refused by both.
-                _ if deleted[key] => BranchOp::Get(key),
-                _ => {
-                    deleted[key] = true;
-                    BranchOp::Delete(key)
-                }
+                _ => BranchOp::Delete(key),
             };
             ops.push(op);
         }

@@ -69,10 +69,6 @@ pub const DIVERGENCES: &[Divergence] = &[
         skipped_by: "sequences stay far inside kv's limits (3 keys, values of ≤ 2 bytes, ≤ 5 ops per transaction, ≤ 4 leases)",
     },
     Divergence {
-        name: "txn-delete-twice",
-        skipped_by: "a generated transaction branch deletes a key at most once; a probe checks the difference still holds",
-    },
-    Divergence {
         name: "expiry-order",
         skipped_by: "the expiry test compares the keys each expiry deleted, not the order of leases that share a deadline",
     },

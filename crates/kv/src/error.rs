@@ -79,7 +79,7 @@ impl fmt::Display for StoreError {
                 write!(f, "the transaction has {ops} operations; at most {ops_max} are allowed")
             }
             StoreError::DuplicateKeyInTxn { key } => {
-                write!(f, "the transaction writes key {key:?} more than once; write each key once")
+                write!(f, "the transaction writes key {key:?} more than once (two puts, or a put and a delete); write each key once")
             }
             StoreError::ClockBackwards { now_ms, to_ms } => {
                 write!(f, "the clock is at {now_ms} ms and cannot move back to {to_ms} ms")

@@ -254,7 +254,10 @@ impl Store {
             if branch.len() > ops_max || txn.compares.len() > ops_max {
                 return Err(StoreError::TooManyOps { ops: branch.len().max(txn.compares.len()), ops_max });
             }
-            let mut written = BTreeSet::new();
+            // As etcd: a key may be put once, and not both put and deleted;
+            // deleting it twice is allowed (the second delete finds nothing).
+            let mut put = BTreeSet::new();
+            let mut deleted = BTreeSet::new();
             for op in branch {
                 self.validate_key(op.key())?;
                 match op {
@@ -269,14 +272,15 @@ impl Store {
                         if let LeaseChoice::Ttl(ttl_ms) = lease {
                             self.validate_ttl(*ttl_ms)?;
                         }
-                        if !written.insert(key.as_str()) {
+                        if deleted.contains(key.as_str()) || !put.insert(key.as_str()) {
                             return Err(StoreError::DuplicateKeyInTxn { key: key.clone() });
                         }
                     }
                     TxnOp::Delete { key } => {
-                        if !written.insert(key.as_str()) {
+                        if put.contains(key.as_str()) {
                             return Err(StoreError::DuplicateKeyInTxn { key: key.clone() });
                         }
+                        deleted.insert(key.as_str());
                     }
                 }
             }
@@ -294,7 +298,14 @@ impl Store {
         // rewritten with a fresh `ttl_ms` at the lease limit is not refused:
         // it swaps one private lease for another.
         let mut leases_freed = 0usize;
+        // A key deleted twice is counted once (the second delete finds nothing).
+        let mut deleted = BTreeSet::new();
         for op in branch {
+            if let TxnOp::Delete { key } = op {
+                if !deleted.insert(key.as_str()) {
+                    continue;
+                }
+            }
             let current_lease = self.keys.get(op.key()).and_then(|kv| kv.lease);
             let frees_scoped_lease =
                 current_lease.is_some_and(|id| self.leases.get(&id).is_some_and(|lease| lease.key_scoped));

@@ -335,7 +335,8 @@ impl Model {
             if ops > self.limits.txn_ops_max {
                 return Err(StoreError::TooManyOps { ops, ops_max: self.limits.txn_ops_max });
             }
-            let mut written: Vec<&str> = Vec::new();
+            let mut put: Vec<&str> = Vec::new();
+            let mut deleted: Vec<&str> = Vec::new();
             for op in branch {
                 match op {
                     TxnOp::Get { key } => self.check_key(key)?,
@@ -350,17 +351,17 @@ impl Model {
                         if let LeaseChoice::Ttl(ttl_ms) = lease {
                             self.check_ttl(*ttl_ms)?;
                         }
-                        if written.contains(&key.as_str()) {
+                        if put.contains(&key.as_str()) || deleted.contains(&key.as_str()) {
                             return Err(StoreError::DuplicateKeyInTxn { key: key.clone() });
                         }
-                        written.push(key);
+                        put.push(key);
                     }
                     TxnOp::Delete { key } => {
                         self.check_key(key)?;
-                        if written.contains(&key.as_str()) {
+                        if put.contains(&key.as_str()) {
                             return Err(StoreError::DuplicateKeyInTxn { key: key.clone() });
                         }
-                        written.push(key);
+                        deleted.push(key);
                     }
                 }
             }
