@@ -1,0 +1,110 @@
+// The bridge between the sandbox and the simulation: what crosses per step
+// (`nextDelivery`, `applyOutbox`) and how a finished run reaches the grader
+// (`handOff` tickets instead of JSON). The fast path must give exactly the
+// reports of the plain JSON path, and a confused host must get a message
+// rather than a wrong verdict.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { loadNodeEngines } from "../web/src/runner/node.js";
+import { createCaseRunner } from "../web/src/runner/run-case.js";
+import { EXERCISES } from "../web/src/runner/grade.js";
+
+let engines;
+before(async () => {
+  engines = await loadNodeEngines();
+});
+
+const lessonFile = (exercise, name) => readFileSync(new URL(`../exercises/ownership-election/${exercise}/${name}`, import.meta.url), "utf8");
+const fixture = (path) => readFileSync(new URL(`./fixtures/submissions/${path}`, import.meta.url), "utf8");
+
+/** The first case a grading of `exercise` runs (a named scenario). */
+function firstCase(exercise) {
+  let first = null;
+  try {
+    engines.leaselab.gradeSubmission(exercise, { seeds: 0 }, (caseJson) => {
+      first = caseJson;
+      throw new Error("enough");
+    });
+  } catch {
+    // The grader stops at the host's error; the case is what we wanted.
+  }
+  assert.ok(first, "the grader ran a case");
+  return first;
+}
+
+async function reportBothWays(exercise, source) {
+  await engines.quickjs.refill();
+  const runner = createCaseRunner(engines, { exercise, source, fileName: EXERCISES[exercise].file });
+  try {
+    const viaJson = engines.leaselab.gradeSubmission(exercise, { seeds: 15 }, (caseJson) => runner.run(caseJson));
+    const viaTicket = engines.leaselab.gradeSubmission(exercise, { seeds: 15 }, (caseJson) => runner.run(caseJson, { handOff: true }));
+    return { viaJson, viaTicket };
+  } finally {
+    runner.dispose();
+  }
+}
+
+test("a handed-off run grades exactly like its JSON: passing, and failing with shrinking", async () => {
+  const cases = [
+    ["lock", lessonFile("lock", "solution.js")],
+    ["lease", lessonFile("lease", "solution.js")],
+    ["lock", lessonFile("lock", "starter.js")],
+    ["fencing", lessonFile("fencing", "starter.js")],
+  ];
+  for (const [exercise, source] of cases) {
+    const { viaJson, viaTicket } = await reportBothWays(exercise, source);
+    assert.equal(viaTicket, viaJson, `${exercise}: the two paths disagree`);
+  }
+  // And one whose failure is shrunk from a random schedule.
+  const { viaJson, viaTicket } = await reportBothWays("lock", fixture("lock/unlock-without-version.js"));
+  assert.equal(viaTicket, viaJson);
+  assert.ok(JSON.parse(viaJson).score < JSON.parse(viaJson).maxScore, "the buggy lock fails");
+});
+
+test("a ticket that is not the latest hand-off is refused with a message", async () => {
+  await engines.quickjs.refill();
+  const runner = createCaseRunner(engines, { exercise: "lock", source: lessonFile("lock", "solution.js"), fileName: "lock.js" });
+  try {
+    assert.throws(
+      () => engines.leaselab.gradeSubmission("lock", { seeds: 1 }, (caseJson) => runner.run(caseJson, { handOff: true }) + 1),
+      /runCase answered with ticket \d+, which is not the latest Simulation\.handOff\(\)/,
+    );
+  } finally {
+    runner.dispose();
+  }
+});
+
+test("nextDelivery packs a step the way the harness reads it, and says when the run is over", () => {
+  const sim = new engines.leaselab.Simulation(firstCase("lock"));
+  try {
+    assert.equal(sim.applyOutbox('c0|{"op":"sleep","ms":5}'), undefined);
+    const delivery = sim.nextDelivery();
+    const [call, process, nows, reply] = delivery.split("|");
+    assert.equal(call, "0");
+    assert.equal(process, "0");
+    assert.equal(nows.split(",").length, sim.processes);
+    assert.deepEqual(JSON.parse(reply), { reply: "slept" });
+    assert.equal(sim.lastProcess, 0);
+    for (let process = 0; process < sim.processes; process += 1) sim.applyOutbox(`f${process}|`);
+    assert.equal(sim.nextDelivery(), "");
+  } finally {
+    sim.free();
+  }
+});
+
+test("applyOutbox: a stop ends the batch there; malformed or out-of-step lines are refused by name", () => {
+  const sim = new engines.leaselab.Simulation(firstCase("lock"));
+  try {
+    const reason = "printed more than 300 lines to the console";
+    assert.equal(sim.applyOutbox(`n0|{"note":"console","text":"hi"}\ns0|${reason}\nc0|{"op":"sleep","ms":5}`), reason);
+    assert.throws(() => sim.applyOutbox("x0|"), /malformed outbox line "x0\|"/);
+    assert.throws(() => sim.applyOutbox("c0"), /malformed outbox line "c0"/);
+    assert.throws(() => sim.applyOutbox('c0|{"op":"fly"}'), /malformed call \{"op":"fly"\}/);
+    // The stop above dropped the call after it, so the harness's numbering still starts at 0;
+    // a call from a process that does not exist cannot get that number.
+    assert.throws(() => sim.applyOutbox('c99|{"op":"sleep","ms":5}'), /runner out of step: the harness numbered a call 0, the simulation None/);
+  } finally {
+    sim.free();
+  }
+});
