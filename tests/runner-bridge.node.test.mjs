@@ -70,6 +70,20 @@ test("a ticket that is not the latest hand-off is refused with a message", async
       () => engines.leaselab.gradeSubmission("lock", { seeds: 1 }, (caseJson) => runner.run(caseJson, { handOff: true }) + 1),
       /runCase answered with ticket \d+, which is not the latest Simulation\.handOff\(\)/,
     );
+    // A ticket from an earlier run never fetches a later one: tickets are not reused.
+    let earlier = null;
+    assert.throws(
+      () =>
+        engines.leaselab.gradeSubmission("lock", { seeds: 1 }, (caseJson) => {
+          const ticket = runner.run(caseJson, { handOff: true });
+          if (earlier === null) {
+            earlier = ticket;
+            return ticket;
+          }
+          return earlier;
+        }),
+      /runCase answered with ticket \d+, which is not the latest Simulation\.handOff\(\)/,
+    );
   } finally {
     runner.dispose();
   }

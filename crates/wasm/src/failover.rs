@@ -28,7 +28,7 @@ use wasm_bindgen::prelude::*;
 
 use grader::lease::{LeaseVariant, LeaseWorkload, LEASE_KEY};
 use grader::{Case, Execution};
-use sim::{Call, Ending, Fault, Happening, Limit, Note, Plan, Reply, SimLimits};
+use sim::{process_name, Call, Ending, Fault, Happening, Limit, Note, Plan, Reply, SimLimits};
 
 /// The replicas on stage; people see them as "replica 1" … "replica 3".
 pub const REPLICAS: u32 = 3;
@@ -275,9 +275,9 @@ fn event_at(event: &StoryEvent) -> u64 {
     }
 }
 
-/// The replica whose name a key's value is ("p3" → 3).
+/// The replica whose name a key's value is ("p3" → 3; names are `sim::process_name`'s).
 fn replica_named(value: &str) -> Option<u32> {
-    value.strip_prefix('p')?.parse().ok()
+    (0..REPLICAS).find(|process| process_name(*process) == value).map(|process| process + 1)
 }
 
 /// Reads the story out of a run's trace, up to `until_ms`.

@@ -155,11 +155,11 @@ impl SimHandle {
     #[wasm_bindgen(js_name = handOff)]
     pub fn hand_off(&mut self) -> u32 {
         let execution = self.execution();
-        HANDED_OFF.with(|slot| {
-            let mut slot = slot.borrow_mut();
-            let ticket = slot.as_ref().map_or(1, |(last, _)| last.wrapping_add(1));
-            *slot = Some((ticket, execution));
-            ticket
+        HANDED_OFF.with(|handed| {
+            let mut handed = handed.borrow_mut();
+            handed.last_ticket = handed.last_ticket.wrapping_add(1);
+            handed.held = Some((handed.last_ticket, execution));
+            handed.last_ticket
         })
     }
 }
@@ -184,20 +184,26 @@ impl SimHandle {
     }
 }
 
-thread_local! {
-    /// The latest execution handed off by `Simulation.handOff()`, with its ticket.
-    static HANDED_OFF: RefCell<Option<(u32, grader::Execution)>> = const { RefCell::new(None) };
+/// Executions handed off by `Simulation.handOff()`: the latest one, under a
+/// ticket that is never reused, so a stale ticket cannot fetch a newer run.
+struct HandedOff {
+    last_ticket: u32,
+    held: Option<(u32, grader::Execution)>,
 }
 
-/// Takes the execution handed off under `ticket`; None if it is not the latest
-/// (the runner answered with a stale or made-up number).
+thread_local! {
+    static HANDED_OFF: RefCell<HandedOff> = const { RefCell::new(HandedOff { last_ticket: 0, held: None }) };
+}
+
+/// Takes the execution handed off under `ticket`; None if it is not the one
+/// held (the runner answered with a stale or made-up number).
 pub(crate) fn take_handed_off(ticket: u32) -> Option<grader::Execution> {
-    HANDED_OFF.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        match slot.take() {
+    HANDED_OFF.with(|handed| {
+        let mut handed = handed.borrow_mut();
+        match handed.held.take() {
             Some((held, execution)) if held == ticket => Some(execution),
             other => {
-                *slot = other;
+                handed.held = other;
                 None
             }
         }

@@ -38,7 +38,7 @@
 use std::collections::HashMap;
 
 use lease::leader::reached;
-use sim::{process_name, Call, ProcessName, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, Reply, Scheduler, TraceEvent};
+use sim::{process_name, Call, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, ProcessName, Reply, Scheduler, TraceEvent};
 
 use super::workload::{LeaseWorkload, LEASE_KEY};
 use crate::grade::{Case, Execution};
