@@ -163,7 +163,7 @@ pub fn check_json(name: &str, case_json: &str, answer_json: &str) -> Result<Opti
     {
         let case: Case<E::Workload> = serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))?;
         let execution = exercise.execution_from_json(&case, answer_json)?;
-        Ok(exercise.check(&case, &execution))
+        Ok(crate::grade::verdict(exercise, &case, &execution))
     }
     with_exercise!(name, exercise => with(exercise, case_json, answer_json))
 }

@@ -71,6 +71,29 @@ pub trait Exercise {
     fn remove_process(&self, workload: &Self::Workload, index: u32) -> Self::Workload;
 }
 
+/// The invariant of a run the host stopped without saying why.
+pub const RUN_STOPPED: &str = "run-stopped";
+
+/// The first broken rule of a finished run: the exercise's checker, then one
+/// rule every exercise shares. A run that ended `Stopped` was cut short by its
+/// host (a limit the learner's code hit, or a checker that found a violation),
+/// so if no rule explains the stop, the run fails anyway: a stop can never
+/// pass silently, whoever it was blamed on.
+pub fn verdict<E: Exercise>(exercise: &E, case: &Case<E::Workload>, execution: &Execution) -> Option<Violation> {
+    exercise.check(case, execution).or_else(|| {
+        (execution.ending == Ending::Stopped).then(|| {
+            let last = execution.trace.last();
+            Violation::new(
+                RUN_STOPPED,
+                "the run was stopped before it finished, and no reason was recorded; this is a grader bug, please report it with the replay token".into(),
+                execution.trace.len().checked_sub(1),
+                last.map_or(0, |event| event.at_ms),
+                last.and_then(|event| event.process),
+            )
+        })
+    })
+}
+
 /// How much to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GradeOptions {
@@ -147,7 +170,7 @@ fn grade_cases<E: Exercise>(
     for case in cases {
         runs += 1;
         let execution = run(&case);
-        if let Some(violation) = exercise.check(&case, &execution) {
+        if let Some(violation) = verdict(exercise, &case, &execution) {
             let counterexample = minimize(exercise, run, options, case, execution, violation);
             return TestReport {
                 name: name.to_string(),
@@ -196,7 +219,7 @@ pub fn minimize<E: Exercise>(
     let attempts_max = if invariant == NO_ERRORS { options.shrink_attempts_max.min(NO_ERRORS_SHRINK_ATTEMPTS_MAX) } else { options.shrink_attempts_max };
     let shrunk = sim::shrink::shrink(case, attempts_max, candidates, |candidate| {
         let execution = run(candidate);
-        match exercise.check(candidate, &execution) {
+        match verdict(exercise, candidate, &execution) {
             Some(found) if found.invariant == invariant => {
                 best = (execution, found);
                 true

@@ -341,6 +341,18 @@ impl Sim {
         Ok(())
     }
 
+    /// The process's code failed (it threw, or the host stopped it: a limit, a
+    /// broken submission): records the failure and ends the run. Unlike
+    /// [`Sim::note`], this records whatever the process's state, since code
+    /// can misbehave after its workload finished (a loop started after the last
+    /// call); a failure must never be dropped. An unknown process is recorded
+    /// as the run's own.
+    pub fn fail(&mut self, process: ProcessIndex, message: String) {
+        let known = (process as usize) < self.processes.len();
+        self.record(known.then_some(process), Happening::Note { note: Note::Failed { message } });
+        self.stop(Ending::Stopped);
+    }
+
     /// Ends the run early (a checker found a violation, or the host gave up).
     pub fn stop(&mut self, ending: Ending) {
         self.ended.get_or_insert(ending);

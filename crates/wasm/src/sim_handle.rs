@@ -59,18 +59,6 @@ impl SimHandle {
         text
     }
 
-    /// Records a note for the process (ignored if it no longer runs).
-    pub fn note(&mut self, process: u32, note_json: &str) -> Result<(), JsError> {
-        let note: Note = serde_json::from_str(note_json).map_err(|error| JsError::new(&format!("malformed note {note_json}: {error}")))?;
-        let _ = self.sim.note(process, note);
-        Ok(())
-    }
-
-    /// Ends the run now (the runner stopped it: a limit or a broken submission).
-    pub fn stop(&mut self) {
-        self.sim.stop(sim::Ending::Stopped);
-    }
-
     /// Advances to the next step and says what the sandbox must do, as one
     /// string (one crossing per step, passed to the harness untouched):
     /// `"<call>|<process>|<local clocks, comma-separated>|<reply JSON>"` to
@@ -106,39 +94,25 @@ impl SimHandle {
     /// `s<process>|<reason>`, in the order the code produced them. Returns the
     /// reason of an `s` (the harness stopped the run; the rest is dropped:
     /// nothing the code did after that counts), or undefined.
+    ///
+    /// The outbox is written inside the sandbox, beside the learner's code, so
+    /// it is read as untrusted: a line that cannot be read stops the run with
+    /// a reason (the submission fails; the grader and the batch go on), never
+    /// with an exception.
     #[wasm_bindgen(js_name = applyOutbox)]
-    pub fn apply_outbox(&mut self, outbox: &str) -> Result<Option<String>, JsError> {
+    pub fn apply_outbox(&mut self, outbox: &str) -> Option<String> {
         for line in outbox.split('\n').filter(|line| !line.is_empty()) {
-            let malformed = || JsError::new(&format!("malformed outbox line {line:?}"));
-            let (head, payload) = line.split_once('|').ok_or_else(malformed)?;
-            let kind = head.as_bytes()[0];
-            let process: u32 = head[1..].parse().map_err(|_| malformed())?;
-            match kind {
-                b'c' => {
-                    let call: Call =
-                        serde_json::from_str(payload).map_err(|error| JsError::new(&format!("malformed call {payload}: {error}")))?;
-                    let id = self.sim.call(process, call).ok();
-                    if id != Some(self.calls_made) {
-                        return Err(JsError::new(&format!(
-                            "runner out of step: the harness numbered a call {}, the simulation {id:?}",
-                            self.calls_made
-                        )));
-                    }
-                    self.calls_made += 1;
-                }
-                b'n' => {
-                    let note: Note =
-                        serde_json::from_str(payload).map_err(|error| JsError::new(&format!("malformed note {payload}: {error}")))?;
-                    let _ = self.sim.note(process, note);
-                }
-                b'f' => {
-                    let _ = self.sim.finish(process);
-                }
-                b's' => return Ok(Some(payload.to_string())),
-                _ => return Err(malformed()),
+            if let Err(problem) = self.apply_line(line) {
+                return Some(problem);
             }
         }
-        Ok(None)
+        None
+    }
+
+    /// Records that the process's code failed, whatever its state, and ends
+    /// the run (see `Sim::fail`: a failure is never dropped).
+    pub fn fail(&mut self, process: u32, message: String) {
+        self.sim.fail(process, message);
     }
 
     /// The finished run as the grader reads it: `{ ending, trace }` JSON.
@@ -165,6 +139,35 @@ impl SimHandle {
 }
 
 impl SimHandle {
+    /// One outbox line; `Err` is the reason the run stops (an `s` line, or a
+    /// line that cannot be read).
+    fn apply_line(&mut self, line: &str) -> Result<(), String> {
+        let unreadable = |what: &str| format!("did something the grader could not record ({what}); if your code only used ctx as documented, please report this");
+        let (head, payload) = line.split_once('|').ok_or_else(|| unreadable("an outbox line without a separator"))?;
+        let kind = head.bytes().next().ok_or_else(|| unreadable("an empty outbox line"))?;
+        let process: u32 = head.get(1..).and_then(|digits| digits.parse().ok()).ok_or_else(|| unreadable("an outbox line without a process"))?;
+        match kind {
+            b'c' => {
+                let call: Call = serde_json::from_str(payload).map_err(|error| unreadable(&format!("a store call: {error}")))?;
+                let id = self.sim.call(process, call).ok();
+                if id != Some(self.calls_made) {
+                    return Err(unreadable(&format!("a call numbered {} by the harness, {id:?} by the simulation", self.calls_made)));
+                }
+                self.calls_made += 1;
+            }
+            b'n' => {
+                let note: Note = serde_json::from_str(payload).map_err(|error| unreadable(&format!("a note: {error}")))?;
+                let _ = self.sim.note(process, note);
+            }
+            b'f' => {
+                let _ = self.sim.finish(process);
+            }
+            b's' => return Err(payload.to_string()),
+            _ => return Err(unreadable("an outbox line of an unknown kind")),
+        }
+        Ok(())
+    }
+
     fn push_local_nows(&self, text: &mut String) {
         use std::fmt::Write;
         for process in 0..self.sim.processes() {

@@ -1,12 +1,14 @@
 // Loads the two WebAssembly modules the runner needs: QuickJS (the sandbox
 // engine) and leaselab (the simulation kernel and the grader).
 //
-// QuickJS is compiled once, then instantiated many times: every sandbox gets
-// an instance of its own (about 2 ms each from the compiled module). A
-// sandbox is never disposed, only dropped with its instance: QuickJS aborts
-// the whole instance if a runtime is freed while objects leaked (which can
-// happen after a stack overflow or an out-of-memory in learner code), and an
-// instance that is dropped cannot abort. Instances are made ahead of time
+// QuickJS is compiled once, then instantiated many times (about 2 ms each
+// from the compiled module). Each submission starts in a fresh instance, and
+// its sandboxes are made one after another in that instance, each freed when
+// done, so memory stays flat however many schedules are graded. A sandbox
+// that was stopped (a limit, an out-of-memory) is never freed, only dropped
+// with its instance: QuickJS may abort the whole instance if a runtime is
+// freed while objects leaked, which can happen after a stack overflow or an
+// out-of-memory in learner code. Instances are made ahead of time
 // (`refill`), because grading calls back synchronously.
 //
 // The same code runs in a browser Web Worker and in Node; only where the
@@ -23,33 +25,61 @@ const WASM_PAGE_BYTES = 64 * 1024;
 export const QUICKJS_MEMORY_INITIAL_BYTES = 16 * 1024 * 1024;
 export const QUICKJS_MEMORY_MAXIMUM_BYTES = 64 * 1024 * 1024;
 
-/** A supply of fresh QuickJS instances, all from one compiled module. */
+/**
+ * A supply of QuickJS instances, all from one compiled module.
+ *
+ * One instance serves sandbox after sandbox as long as each is freed
+ * cleanly (`release`), so grading many schedules keeps memory flat. A
+ * sandbox that was stopped (a limit, an out-of-memory, an abort) may leave
+ * its instance damaged or full; that instance is `discard`ed and never
+ * handed out again while a fresh one is ready.
+ */
 class QuickJSPool {
-  constructor(variant) {
-    this.variant = variant;
+  /** `make()` resolves to a fresh instance; `memoryOf(instance)` is its WebAssembly memory. */
+  constructor(make, memoryOf) {
+    this.make = make;
+    /** Tells an out-of-memory from a thrown null (see run-case.js). */
+    this.memoryOf = memoryOf;
     this.spare = [];
-    /** Used when the spares run out mid-grading (see `take`). */
-    this.fallback = null;
+    /** The instance sandboxes are made in now. */
+    this.current = null;
+    /** The last discarded instance: used only when no spare is ready (see `take`). */
+    this.lastResort = null;
   }
 
   /** Makes sure `count` fresh instances are ready. */
   async refill(count = SPARE_INSTANCES) {
-    while (this.spare.length < count) this.spare.push(await newQuickJSWASMModuleFromVariant(this.variant));
-    this.fallback = null;
+    while (this.spare.length < count) this.spare.push(await this.make());
   }
 
   /**
-   * A fresh instance if one is ready; otherwise the last one handed out is
-   * shared (its abandoned runtimes stay in its memory until the next refill).
+   * The instance to make a sandbox in: the current one, else a fresh spare.
+   * When the spares ran out mid-grading (grading calls back synchronously, so
+   * none can be made then), the last discarded instance is used again: its
+   * abandoned runtimes stay in its memory, so a submission that keeps
+   * breaking its sandbox only gets the verdict it earned sooner.
    */
   take() {
-    const fresh = this.spare.pop();
-    if (fresh) {
-      this.fallback = fresh;
-      return fresh;
-    }
-    if (!this.fallback) throw new Error("no QuickJS instance is ready: call refill() before grading");
-    return this.fallback;
+    this.current ??= this.spare.pop() ?? null;
+    if (this.current) return this.current;
+    if (!this.lastResort) throw new Error("no QuickJS instance is ready: call refill() before grading");
+    return this.lastResort;
+  }
+
+  /**
+   * Grading a new submission: its sandboxes start in a fresh instance, so
+   * nothing an earlier submission did (even to the allocator's free lists)
+   * can change how this one runs.
+   */
+  beginSubmission() {
+    this.current = null;
+    this.lastResort = null;
+  }
+
+  /** The instance may be damaged: never hand it out again while a spare is ready. */
+  discard(instance) {
+    if (this.current === instance) this.current = null;
+    this.lastResort = instance;
   }
 }
 
@@ -66,12 +96,24 @@ export function loadEngines(sources) {
     // QuickJS's own memory limit does not see large allocations in this
     // build, so the limit is the instance's memory itself: a fixed maximum
     // makes a memory bomb fail fast with "out of memory" inside the VM.
-    const wasmMemory = async () =>
-      new WebAssembly.Memory({
+    // Instances are made one at a time (`refill` awaits each), so the memory
+    // made last belongs to the instance made last.
+    let lastMemory = null;
+    const wasmMemory = async () => {
+      lastMemory = new WebAssembly.Memory({
         initial: QUICKJS_MEMORY_INITIAL_BYTES / WASM_PAGE_BYTES,
         maximum: QUICKJS_MEMORY_MAXIMUM_BYTES / WASM_PAGE_BYTES,
       });
-    const pool = new QuickJSPool(newVariant(releaseSyncVariant, { wasmModule: quickjsModule, wasmMemory }));
+      return lastMemory;
+    };
+    const variant = newVariant(releaseSyncVariant, { wasmModule: quickjsModule, wasmMemory });
+    const memories = new WeakMap();
+    const make = async () => {
+      const instance = await newQuickJSWASMModuleFromVariant(variant);
+      memories.set(instance, lastMemory);
+      return instance;
+    };
+    const pool = new QuickJSPool(make, (instance) => memories.get(instance) ?? null);
     await Promise.all([pool.refill(), initLeaselab({ module_or_path: sources.leaselabWasm })]);
     return { quickjs: pool, leaselab };
   })();

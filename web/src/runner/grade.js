@@ -2,6 +2,7 @@
 // export what the exercise needs?), then the Rust grader's full suite, with
 // every case run in the sandbox by `runCase`.
 import { createCaseRunner, loadModule, ModuleError } from "./run-case.js";
+import { SOURCE_BYTES_MAX } from "./limits.js";
 import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
 
 /** What each exercise's module must export, and the file it is graded as. */
@@ -42,20 +43,28 @@ export function closestName(wanted, names) {
  */
 export function preflight(quickjs, { exercise, source, fileName }) {
   const spec = EXERCISES[exercise];
+  const bytes = new TextEncoder().encode(source).length;
+  if (bytes > SOURCE_BYTES_MAX) {
+    return [`${fileName} is ${formatBytes(bytes)}; a solution may be at most ${formatBytes(SOURCE_BYTES_MAX)} (a solution is a few KB: is this the right file?)`];
+  }
   const sandbox = createSandbox(quickjs, { limits: DEFAULT_LIMITS });
   const { vm } = sandbox;
   try {
     let namespace;
     try {
-      namespace = loadModule(vm, source, fileName);
+      namespace = loadModule(sandbox, source, fileName);
     } catch (error) {
       if (error instanceof ModuleError) return [error.message];
       throw error;
     }
-    const names = vm
-      .unwrapResult(vm.evalCode("(namespace) => Object.keys(namespace)"))
-      .consume((keysOf) => vm.unwrapResult(vm.callFunction(keysOf, vm.undefined, namespace)))
-      .consume((keys) => vm.dump(keys));
+    // Export names are the learner's text: read them in the VM, well-formed.
+    const names = sandbox.guard(() =>
+      vm
+        .unwrapResult(vm.evalCode("(namespace) => Object.keys(namespace).map((name) => name.toWellFormed ? name.toWellFormed() : name)"))
+        .consume((keysOf) => vm.unwrapResult(vm.callFunction(keysOf, vm.undefined, namespace)))
+        .consume((keys) => vm.dump(keys)),
+    );
+    if (names === null) return [`${fileName}: its top-level code ${sandbox.stopped}`];
     const problems = [];
     for (const wanted of spec.exports) {
       if (!names.includes(wanted)) {
@@ -64,14 +73,20 @@ export function preflight(quickjs, { exercise, source, fileName }) {
         problems.push(`${fileName} must export \`${wanted}\`; ${found}`);
         continue;
       }
-      const kind = vm.getProp(namespace, wanted).consume((value) => vm.typeof(value));
+      // Reading an export that was never initialised throws (its `let` was never reached).
+      const result = sandbox.guard(() => vm.getProp(namespace, wanted).consume((value) => vm.typeof(value)));
+      const kind = result ?? "value that cannot be read";
       if (kind !== "function") problems.push(`${fileName} exports \`${wanted}\` as a ${kind}; it must be a function`);
     }
-    namespace.dispose();
+    if (!sandbox.broken) namespace.dispose();
     return problems;
   } finally {
-    sandbox.abandon();
+    sandbox.release();
   }
+}
+
+function formatBytes(bytes) {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
 /**
@@ -84,7 +99,8 @@ export async function gradeSource(engines, { exercise, source, fileName, options
   const spec = EXERCISES[exercise];
   if (!spec) throw new Error(`there is no exercise named "${exercise}"; the exercises are ${Object.keys(EXERCISES).join(", ")}`);
   const file = fileName ?? spec.file;
-  // Fresh QuickJS instances for this submission; whatever an earlier one did to its instances is gone.
+  // A fresh QuickJS instance for this submission: nothing an earlier one did can reach it.
+  engines.quickjs.beginSubmission();
   await engines.quickjs.refill();
   const problems = preflight(engines.quickjs, { exercise, source, fileName: file });
   if (problems.length > 0) {
@@ -113,6 +129,7 @@ export async function gradeSource(engines, { exercise, source, fileName, options
 export async function replaySource(engines, { exercise, source, token, fileName, limits = DEFAULT_LIMITS }) {
   const spec = EXERCISES[exercise];
   if (!spec) throw new Error(`there is no exercise named "${exercise}"`);
+  engines.quickjs.beginSubmission();
   await engines.quickjs.refill();
   const caseJson = engines.leaselab.caseFromToken(exercise, token);
   const runner = createCaseRunner(engines, { exercise, source, fileName: fileName ?? spec.file, limits });

@@ -17,19 +17,26 @@
 // `now()` reads the local clocks the host passed with the last step.
 
 /* eslint-disable no-restricted-globals */
-function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLinesMax, halt) {
+function harnessMain(exercise, workloadJson, fileName, tools) {
   "use strict";
-  const { freeze } = Object;
+  // The realm is sealed before this runs (see the prelude in sandbox.js), so
+  // the built-ins used here are the real ones. Still, nothing below iterates
+  // with `for…of`, spreads, or calls a method on a value the learner made:
+  // learner values are only read through `read()`, once per field.
+  const { freeze, getOwnPropertyNames, getPrototypeOf, isFrozen } = Object;
   const { stringify, parse } = JSON;
-  const isInteger = Number.isInteger;
+  const isSafeInteger = Number.isSafeInteger;
+  const { describe, safeText, isWellFormed, halt, isStopped, consoleLinesMax, memoryMiB } = tools;
   const workload = parse(workloadJson);
+  /** The largest TTL and sleep accepted: a day (the store's own TTL limit). */
+  const MS_MAX = 86_400_000;
   /** callId → { resolve, reject } */
   const pending = new Map();
   /**
    * Messages for the host, in order, one line each: "c<process>|<call JSON>",
    * "n<process>|<note JSON>", "f<process>|" (finished), "s<process>|<reason>"
-   * (the harness stopped the run). JSON text never holds a raw line break,
-   * and the reasons are the harness's own one-line sentences.
+   * (the harness stopped the run). JSON text never holds a raw line break or
+   * a lone surrogate: every learner string in it is checked or made safe.
    */
   let outbox = [];
   let nextCallId = 0;
@@ -40,7 +47,7 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
   /** The process whose code runs now (console lines are attributed to it). */
   let current = 0;
   let consoleLines = 0;
-  setConsoleSink((text) => {
+  tools.setConsoleSink((text) => {
     consoleLines += 1;
     if (consoleLines === consoleLinesMax + 1) {
       const reason = "printed more than " + consoleLinesMax + " lines to the console";
@@ -48,42 +55,78 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
       halt(reason);
     }
     if (consoleLines > consoleLinesMax) return;
-    outbox.push("n" + current + "|" + stringify({ note: "console", text: text.length > 500 ? text.slice(0, 500) + "… (line cut)" : text }));
+    outbox.push("n" + current + "|" + stringify({ note: "console", text }));
   });
 
+  /** Deep-freezes what the harness hands to learner code, so no process can leave state on it for another. */
+  function harden(value) {
+    if ((typeof value !== "object" && typeof value !== "function") || value === null || isFrozen(value)) return value;
+    freeze(value);
+    const names = getOwnPropertyNames(value);
+    for (let index = 0; index < names.length; index += 1) harden(value[names[index]]);
+    harden(getPrototypeOf(value));
+    return value;
+  }
+
+  /** A learner value in a sentence: bounded, single-line, never throws. */
   function describeValue(value) {
-    if (value === undefined) return "undefined";
-    if (value === null) return "null";
-    if (typeof value === "string") return stringify(value.length > 60 ? value.slice(0, 60) + "…" : value);
-    if (typeof value === "function") return "a function";
-    if (typeof value === "object") {
-      try {
-        const text = stringify(value);
-        return text.length > 80 ? text.slice(0, 80) + "…" : text;
-      } catch {
-        return "an object";
-      }
+    return describe(value, 80);
+  }
+
+  /** Reads one field of a learner value; a getter or Proxy trap that throws becomes `failed`. */
+  function read(value, key) {
+    try {
+      return { value: value[key], failed: false };
+    } catch {
+      return { value: undefined, failed: true };
     }
-    return String(value);
   }
 
   /** "lock.js:12:5", from an error's stack, if the learner's file is in it. */
-  function locationOf(error) {
-    const stack = error && typeof error.stack === "string" ? error.stack : "";
+  function locationOf(stack) {
     const at = stack.indexOf(fileName + ":");
     if (at < 0) return "";
-    const match = /^[^\s)]+:\d+(:\d+)?/.exec(stack.slice(at));
+    const match = /^[^\s)|]+:\d+(:\d+)?/.exec(stack.slice(at));
     return match ? " (at " + match[0] + ")" : "";
   }
 
+  /** Errors made by this harness (a WeakSet: checking it runs no learner code, unlike instanceof on a Proxy). */
+  const failures = new WeakSet();
+  function failure(message) {
+    const error = new Error(message);
+    failures.add(error);
+    return error;
+  }
+
+  /**
+   * The sandbox interrupted the code (a limit): the host records why. An
+   * error that only looks like the interrupt (the learner can make one) is
+   * reported like any other throw.
+   */
+  function interruptedBySandbox(error) {
+    return isStopped() && !failures.has(error);
+  }
+
+  /** "lock() threw TypeError: … (at lock.js:3:5)", for any thrown value, however hostile. */
   function describeThrown(what, error) {
-    if (error instanceof Error) {
-      return what + " threw " + error.name + ": " + error.message + locationOf(error);
+    let isError = false;
+    try {
+      isError = error instanceof Error;
+    } catch {
+      isError = false;
+    }
+    if (isError) {
+      const name = read(error, "name");
+      const message = read(error, "message");
+      const stack = read(error, "stack");
+      const nameText = safeText(typeof name.value === "string" ? name.value : "Error", 100);
+      const messageText = safeText(typeof message.value === "string" ? message.value : describe(message.value, 200), 500);
+      if (nameText === "InternalError" && messageText === "out of memory") return what + " used more than " + memoryMiB + " MiB of memory";
+      if (nameText === "InternalError" && /stack overflow/.test(messageText)) return what + " recursed too deeply (stack overflow)";
+      return what + " threw " + nameText + ": " + messageText + locationOf(typeof stack.value === "string" ? safeText(stack.value, 2000) : "");
     }
     return what + " threw " + describeValue(error) + ", which is not an Error; throw new Error(\"…\") so the message and the line can be shown";
   }
-
-  class Failure extends Error {}
 
   function storeCall(process, call) {
     // A process that finished or crashed is not running: its promise never settles.
@@ -103,54 +146,83 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
   }
 
   function stringProblem(method, name, value) {
-    return typeof value === "string" && value.length > 0 ? null : method + ": " + name + " must be a non-empty string, got " + describeValue(value);
+    if (typeof value !== "string" || value.length === 0) return method + ": " + name + " must be a non-empty string, got " + describeValue(value);
+    return isWellFormed(value) ? null : method + ": " + name + " must be well-formed text; it holds half of a surrogate pair (an emoji cut in two?)";
   }
 
-  function wholeNumberProblem(method, name, value, minimum) {
-    return value === undefined || (isInteger(value) && value >= minimum)
-      ? null
-      : method + ": " + name + " must be a whole number of at least " + minimum + ", got " + describeValue(value);
+  /** Whole numbers that a u64 holds exactly: JavaScript's safe integers, within [minimum, maximum]. */
+  function wholeNumberProblem(method, name, value, minimum, maximum) {
+    if (value === undefined) return null;
+    if (isSafeInteger(value) && value >= minimum && value <= maximum && !(value === 0 && 1 / value < 0)) return null;
+    return method + ": " + name + " must be a whole number from " + minimum + " to " + maximum + ", got " + describeValue(value);
+  }
+
+  /** The options argument's fields, each read once (a getter could answer differently twice). */
+  function optionsOf(options, names) {
+    const found = {};
+    if (options === undefined || options === null) return { found, problem: null };
+    if (typeof options !== "object") return { found, problem: "options must be an object, got " + describeValue(options) };
+    for (let index = 0; index < names.length; index += 1) {
+      const field = read(options, names[index]);
+      if (field.failed) return { found, problem: "reading options." + names[index] + " threw" };
+      found[names[index]] = field.value;
+    }
+    return { found, problem: null };
   }
 
   function makeStore(process) {
-    return freeze({
+    return {
       get(key) {
         return checked(() => stringProblem("get", "key", key), process, { op: "get", key });
       },
       compareAndSwap(key, nextValue, currentValue, options) {
-        const { version, ttlMs } = options === undefined || options === null ? {} : options;
+        const { found, problem: optionsProblem } = optionsOf(options, ["version", "ttlMs"]);
+        const { version, ttlMs } = found;
         const problem = () =>
+          (optionsProblem === null ? null : "compareAndSwap: " + optionsProblem) ??
           stringProblem("compareAndSwap", "key", key) ??
-          (typeof nextValue === "string" ? null : "compareAndSwap: nextValue must be a string, got " + describeValue(nextValue)) ??
+          (typeof nextValue === "string"
+            ? isWellFormed(nextValue) ? null : "compareAndSwap: nextValue must be well-formed text; it holds half of a surrogate pair"
+            : "compareAndSwap: nextValue must be a string, got " + describeValue(nextValue)) ??
           (currentValue === null || typeof currentValue === "string"
-            ? null
+            ? currentValue === null || isWellFormed(currentValue) ? null : "compareAndSwap: currentValue must be well-formed text; it holds half of a surrogate pair"
             : "compareAndSwap: currentValue must be a string, or null for \"the key must be absent\"; got " + describeValue(currentValue)) ??
-          wholeNumberProblem("compareAndSwap", "version", version, 0) ??
-          wholeNumberProblem("compareAndSwap", "ttlMs", ttlMs, 1);
+          wholeNumberProblem("compareAndSwap", "version", version, 0, Number.MAX_SAFE_INTEGER) ??
+          wholeNumberProblem("compareAndSwap", "ttlMs", ttlMs, 1, MS_MAX);
         return checked(problem, process, { op: "cas", key, nextValue, currentValue, version: version ?? null, ttlMs: ttlMs ?? null });
       },
       delete(key, options) {
-        const { version } = options === undefined || options === null ? {} : options;
-        const problem = () => stringProblem("delete", "key", key) ?? wholeNumberProblem("delete", "version", version, 0);
+        const { found, problem: optionsProblem } = optionsOf(options, ["version"]);
+        const { version } = found;
+        const problem = () =>
+          (optionsProblem === null ? null : "delete: " + optionsProblem) ??
+          stringProblem("delete", "key", key) ??
+          wholeNumberProblem("delete", "version", version, 0, Number.MAX_SAFE_INTEGER);
         return checked(problem, process, { op: "delete", key, version: version ?? null });
       },
       watch(key, afterVersion) {
         const problem = () =>
           stringProblem("watch", "key", key) ??
-          (isInteger(afterVersion) && afterVersion >= 0 ? null : "watch: afterVersion must be a whole number (a version you read), got " + describeValue(afterVersion));
+          (afterVersion === undefined
+            ? "watch: afterVersion must be a whole number (a version you read), got undefined"
+            : wholeNumberProblem("watch", "afterVersion", afterVersion, 0, Number.MAX_SAFE_INTEGER));
         return checked(problem, process, { op: "watch", key, afterVersion });
       },
-    });
+    };
+  }
+
+  function sleepOf(process) {
+    return (ms) => {
+      const problem = () => (ms === undefined ? "sleep: ms must be a whole number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", ms, 0, MS_MAX));
+      return checked(problem, process, { op: "sleep", ms });
+    };
   }
 
   function makeCtx(process) {
-    return freeze({
+    return harden({
       name: "p" + (process + 1),
       now: () => localNows[process],
-      sleep(ms) {
-        const problem = () => (isInteger(ms) && ms >= 0 ? null : "sleep: ms must be a whole number of milliseconds, got " + describeValue(ms));
-        return checked(problem, process, { op: "sleep", ms });
-      },
+      sleep: sleepOf(process),
       store: makeStore(process),
     });
   }
@@ -159,18 +231,22 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
     if (running.has(process)) outbox.push("n" + process + "|" + stringify(value));
   }
 
-  /** Calls one of the learner's functions, turning a throw into a Failure. */
+  /** Calls one of the learner's functions, turning a throw into a failure. */
   async function callLearner(process, exports, name, args) {
     note(process, { note: "calling", function: name });
     try {
       return await exports[name](...args);
     } catch (error) {
-      throw new Failure(describeThrown(name + "()", error));
+      if (interruptedBySandbox(error)) throw error;
+      throw failure(describeThrown(name + "()", error));
     }
   }
 
-  function isVersionResult(value) {
-    return value !== null && typeof value === "object" && isInteger(value.version) && value.version > 0;
+  /** `{ version }` from a learner's result, read once; null if it is not one. */
+  function versionOf(value) {
+    if (value === null || typeof value !== "object") return null;
+    const field = read(value, "version");
+    return !field.failed && isSafeInteger(field.value) && field.value > 0 ? field.value : null;
   }
 
   // ---- the lock exercise (crates/grader/src/lock/harness.rs) ------------
@@ -178,23 +254,26 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
 
   async function runLockScript(process, exports, ctx, script) {
     let held = null;
-    for (const step of script) {
+    for (let index = 0; index < script.length; index += 1) {
+      const step = script[index];
       switch (step.step) {
         case "tryLock": {
           const result = await callLearner(process, exports, "tryLock", [ctx, LOCK_KEY, step.ttlMs]);
-          if (result !== null && !isVersionResult(result)) {
-            throw new Failure("tryLock() returned " + describeValue(result) + "; expected { version } (the version of your successful compareAndSwap) or null");
+          const version = versionOf(result);
+          if (result !== null && version === null) {
+            throw failure("tryLock() returned " + describeValue(result) + "; expected { version } (the version of your successful compareAndSwap) or null");
           }
-          held = result === null ? null : result.version;
+          held = version;
           note(process, held === null ? { note: "notAcquired", key: LOCK_KEY } : { note: "acquired", key: LOCK_KEY, version: held });
           break;
         }
         case "lock": {
           const result = await callLearner(process, exports, "lock", [ctx, LOCK_KEY, step.ttlMs]);
-          if (!isVersionResult(result)) {
-            throw new Failure("lock() returned " + describeValue(result) + "; expected { version }, the version of your successful compareAndSwap");
+          const version = versionOf(result);
+          if (version === null) {
+            throw failure("lock() returned " + describeValue(result) + "; expected { version }, the version of your successful compareAndSwap");
           }
-          held = result.version;
+          held = version;
           note(process, { note: "acquired", key: LOCK_KEY, version: held });
           break;
         }
@@ -207,7 +286,7 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
             held = null;
             const ok = await callLearner(process, exports, "unlock", [ctx, LOCK_KEY, version]);
             if (typeof ok !== "boolean") {
-              throw new Failure("unlock() returned " + describeValue(ok) + "; expected true (your lock was released) or false");
+              throw failure("unlock() returned " + describeValue(ok) + "; expected true (your lock was released) or false");
             }
             note(process, { note: "released", key: LOCK_KEY, version, ok });
           }
@@ -216,7 +295,7 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
           await ctx.sleep(step.ms);
           break;
         default:
-          throw new Failure("the harness does not know the step " + describeValue(step));
+          throw failure("the harness does not know the step " + describeValue(step));
       }
     }
   }
@@ -226,7 +305,7 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
 
   async function runReplica(process, exports, ctx) {
     const startMs = workload.startsMs[process] || 0;
-    const leaderCtx = freeze({
+    const leaderCtx = harden({
       name: ctx.name,
       now: ctx.now,
       sleep: ctx.sleep,
@@ -253,7 +332,8 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
     const name = "p" + (process + 1);
     const call = (value) => storeCall(process, value);
     let holding = null;
-    for (const step of script) {
+    for (let index = 0; index < script.length; index += 1) {
+      const step = script[index];
       switch (step.step) {
         case "acquire":
           for (;;) {
@@ -291,7 +371,7 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
           await call({ op: "sleep", ms: step.ms });
           break;
         default:
-          throw new Failure("the harness does not know the step " + describeValue(step));
+          throw failure("the harness does not know the step " + describeValue(step));
       }
     }
   }
@@ -301,23 +381,36 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
     const stamp = sent.get(delivery.request);
     if (stamp === undefined) return;
     const id = "r" + delivery.request;
-    const request = freeze({ id, owner: stamp.owner, version: stamp.version, payload: "payload of " + id });
+    const request = harden({ id, owner: stamp.owner, version: stamp.version, payload: "payload of " + id });
     try {
       const accepted = await callLearner(process, exports, "handleRequest", [ctx, FENCING_KEY, request]);
       if (typeof accepted !== "boolean") {
-        throw new Failure("handleRequest() returned " + describeValue(accepted) + "; expected true (applied) or false (rejected)");
+        throw failure("handleRequest() returned " + describeValue(accepted) + "; expected true (applied) or false (rejected)");
       }
       note(process, { note: "handled", requestId: id, owner: stamp.owner, version: stamp.version, accepted });
     } catch (error) {
-      note(process, { note: "failed", message: error instanceof Failure ? error.message : describeThrown("the test", error) });
+      if (interruptedBySandbox(error)) return;
+      note(process, { note: "failed", message: failures.has(error) ? error.message : describeThrown("the test", error) });
     }
+  }
+
+  /** The worker handles every delivery concurrently; resolves when all are done (no Promise.all, no iterators). */
+  function deliverAll(process, exports, ctx) {
+    const deliveries = workload.deliveries;
+    return new Promise((resolve) => {
+      let left = deliveries.length;
+      if (left === 0) resolve();
+      const done = () => {
+        left -= 1;
+        if (left === 0) resolve();
+      };
+      for (let index = 0; index < deliveries.length; index += 1) deliverRequest(process, exports, ctx, deliveries[index]).then(done, done);
+    });
   }
 
   function runFencingProcess(process, exports, ctx) {
     if (process < workload.leaders.length) return runLeader(process, workload.leaders[process]);
-    if (process === workload.leaders.length) {
-      return Promise.all(workload.deliveries.map((delivery) => deliverRequest(process, exports, ctx, delivery)));
-    }
+    if (process === workload.leaders.length) return deliverAll(process, exports, ctx);
     return Promise.resolve();
   }
 
@@ -343,8 +436,9 @@ function harnessMain(exercise, workloadJson, fileName, setConsoleSink, consoleLi
         try {
           await run(process, exports, ctx);
         } catch (error) {
-          const message = error instanceof Failure ? error.message : describeThrown("the test", error);
-          note(process, { note: "failed", message });
+          // A limit the sandbox hit: the host records it (and this process never finishes).
+          if (interruptedBySandbox(error)) return;
+          note(process, { note: "failed", message: failures.has(error) ? error.message : describeThrown("the test", error) });
         }
         if (running.delete(process)) outbox.push("f" + process + "|");
       })();
@@ -423,34 +517,40 @@ export function parseOutbox(text) {
 // and the grader compares its answers with the model's (see
 // crates/grader/src/cas/mod.rs, "The execution contract"). This runs the
 // operations against the learner's store and returns the recording.
-function casHarnessMain(namespace, opsJson, setConsoleSink, consoleLinesMax, halt) {
+function casHarnessMain(namespace, opsJson, tools) {
   "use strict";
   const { stringify, parse } = JSON;
   const isSafeInteger = Number.isSafeInteger;
+  const { describe, safeText, isWellFormed, halt, consoleLinesMax, memoryMiB } = tools;
   const ops = parse(opsJson);
+  /** The store's own limit on values: a longer one cannot be an answer the test expects. */
+  const VALUE_CHARS_MAX = 4096;
   const answers = [];
   const consoleLines = [];
   let failure = null;
   let current = 0;
   let lines = 0;
-  setConsoleSink((text) => {
+  tools.setConsoleSink((text) => {
     lines += 1;
     if (lines === consoleLinesMax + 1) {
       failure = "printed more than " + consoleLinesMax + " lines to the console";
       halt(failure);
     }
     if (lines > consoleLinesMax) return;
-    consoleLines.push({ op: current, text: text.length > 500 ? text.slice(0, 500) + "… (line cut)" : text });
+    consoleLines.push({ op: current, text });
   });
 
-  function describe(value) {
-    if (value === undefined) return "undefined";
-    if (typeof value === "function") return "a function";
+  /** A learner value in a sentence: bounded, single-line, never throws. */
+  function describeValue(value) {
+    return describe(value, 80);
+  }
+
+  /** Reads one field of a learner value, once; a getter or trap that throws gives `failed`. */
+  function read(value, key) {
     try {
-      const text = stringify(value);
-      return text === undefined ? String(value) : text.length > 80 ? text.slice(0, 80) + "…" : text;
+      return { value: value[key], failed: false };
     } catch {
-      return String(value);
+      return { value: undefined, failed: true };
     }
   }
 
@@ -471,17 +571,34 @@ function casHarnessMain(namespace, opsJson, setConsoleSink, consoleLinesMax, hal
   }
 
   function describeThrown(call, error) {
-    if (error instanceof Error) return call + " threw " + error.name + ": " + error.message;
-    return call + " threw " + describe(error) + ", which is not an Error";
+    let isError = false;
+    try {
+      isError = error instanceof Error;
+    } catch {
+      isError = false;
+    }
+    if (!isError) return call + " threw " + describeValue(error) + ", which is not an Error";
+    const name = read(error, "name").value;
+    const message = read(error, "message").value;
+    const nameText = safeText(typeof name === "string" ? name : "Error", 100);
+    const messageText = safeText(typeof message === "string" ? message : describe(message, 200), 500);
+    if (nameText === "InternalError" && messageText === "out of memory") return call + " used more than " + memoryMiB + " MiB of memory";
+    return call + " threw " + nameText + ": " + messageText;
   }
 
   const isVersion = (value) => isSafeInteger(value) && value >= 0;
+  /** A learner's record, each field read once, or a TypeError. */
   function record(value) {
     if (value === null) return null;
-    if (typeof value !== "object" || typeof value.value !== "string" || !isVersion(value.version) || !isVersion(value.keyVersion)) {
+    if (typeof value !== "object") throw new TypeError("a record must be { value: string, version, keyVersion } (whole numbers) or null");
+    const text = read(value, "value");
+    const version = read(value, "version");
+    const keyVersion = read(value, "keyVersion");
+    if (text.failed || version.failed || keyVersion.failed || typeof text.value !== "string" || !isVersion(version.value) || !isVersion(keyVersion.value)) {
       throw new TypeError("a record must be { value: string, version, keyVersion } (whole numbers) or null");
     }
-    return { value: value.value, version: value.version, keyVersion: value.keyVersion };
+    if (text.value.length > VALUE_CHARS_MAX || !isWellFormed(text.value)) throw new TypeError("a record's value must be one the test wrote (well-formed text of at most " + VALUE_CHARS_MAX + " characters)");
+    return { value: text.value, version: version.value, keyVersion: keyVersion.value };
   }
 
   /** The learner's own version in an earlier answer (see `answers::version_in`). */
@@ -501,7 +618,7 @@ function casHarnessMain(namespace, opsJson, setConsoleSink, consoleLinesMax, hal
     return stringify({ answers, failure: describeThrown("createStore(clock)", error), console: consoleLines });
   }
   if (store === null || typeof store !== "object") {
-    return stringify({ answers, failure: "createStore(clock) returned " + describe(store) + "; expected an object with get, compareAndSwap and delete", console: consoleLines });
+    return stringify({ answers, failure: "createStore(clock) returned " + describeValue(store) + "; expected an object with get, compareAndSwap and delete", console: consoleLines });
   }
 
   for (let index = 0; index < ops.length && failure === null; index += 1) {
@@ -538,24 +655,36 @@ function casHarnessMain(namespace, opsJson, setConsoleSink, consoleLinesMax, hal
     }
     if (failure !== null) break;
     try {
-      if (result !== null && typeof result === "object" && typeof result.then === "function") {
+      const isObject = result !== null && typeof result === "object";
+      const field = (key) => {
+        const found = read(result, key);
+        if (found.failed) throw new TypeError("reading its " + key + " threw");
+        return found.value;
+      };
+      if (isObject && typeof field("then") === "function") {
         throw new TypeError("it returned a Promise; the cas store is synchronous: return the answer itself");
       }
       if (op.op === "get") {
         answers.push({ reply: "get", record: record(result) });
       } else if (op.op === "delete") {
-        if (result === null || typeof result !== "object" || typeof result.ok !== "boolean") throw new TypeError("expected { ok: true } or { ok: false }");
-        answers.push({ reply: "delete", ok: result.ok });
-      } else if (result !== null && typeof result === "object" && result.ok === true) {
-        if (!isVersion(result.version)) throw new TypeError("a successful compareAndSwap returns { ok: true, version } with a whole-number version");
-        answers.push({ reply: "cas", ok: true, version: result.version, current: null });
-      } else if (result !== null && typeof result === "object" && result.ok === false) {
-        answers.push({ reply: "cas", ok: false, version: null, current: record(result.current === undefined ? null : result.current) });
+        const ok = isObject ? field("ok") : undefined;
+        if (typeof ok !== "boolean") throw new TypeError("expected { ok: true } or { ok: false }");
+        answers.push({ reply: "delete", ok });
       } else {
-        throw new TypeError("expected { ok: true, version } or { ok: false, current }");
+        const ok = isObject ? field("ok") : undefined;
+        if (ok === true) {
+          const resultVersion = field("version");
+          if (!isVersion(resultVersion)) throw new TypeError("a successful compareAndSwap returns { ok: true, version } with a whole-number version");
+          answers.push({ reply: "cas", ok: true, version: resultVersion, current: null });
+        } else if (ok === false) {
+          const currentRecord = field("current");
+          answers.push({ reply: "cas", ok: false, version: null, current: record(currentRecord === undefined ? null : currentRecord) });
+        } else {
+          throw new TypeError("expected { ok: true, version } or { ok: false, current }");
+        }
       }
     } catch (error) {
-      failure = call + " at t=" + nowMs + " ms returned " + describe(result) + ": " + error.message;
+      failure = call + " at t=" + nowMs + " ms returned " + describeValue(result) + ": " + safeText(read(error, "message").value, 300);
     }
   }
   return stringify({ answers, failure, console: consoleLines });

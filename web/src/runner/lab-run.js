@@ -64,18 +64,17 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
 
   const harnessMain = vm.unwrapResult(vm.evalCode(HARNESS_SOURCE, "harness.js"));
   const owned = [vm.newString(exercise), vm.newString(JSON.stringify(lab.workload)), vm.newString(fileName)];
-  const consoleLinesMax = vm.newNumber(DEFAULT_LIMITS.consoleLinesMax);
-  const harness = vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.setConsoleSink, consoleLinesMax, sandbox.halt));
-  for (const handle of [...owned, consoleLinesMax, harnessMain]) handle.dispose();
+  const harness = vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.tools));
+  for (const handle of [...owned, harnessMain]) handle.dispose();
   const functions = Object.fromEntries(["start", "deliver", "flush"].map((name) => [name, vm.getProp(harness, name)]));
 
   const callHarness = (fn, ...values) => {
     const result = vm.callFunction(fn, harness, ...values);
     for (const value of values) if (value.alive) value.dispose();
     if (result.error) {
-      const error = vm.dump(result.error);
+      const info = sandbox.describeThrown(result.error);
       result.error.dispose();
-      stop(`the code stopped: ${error?.message ?? error}`);
+      stop(`the code stopped: ${info.limit ?? (info.error ? `${info.name}: ${info.message}` : info.text)}`);
       return null;
     }
     return result.value;
@@ -154,7 +153,7 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
   const limit = setTimeout(() => stop(`the lab's ${lab.durationMs / 1000} s are up`), lab.durationMs);
   try {
     for (let process = 0; process < lab.processes && !stoppedBecause; process += 1) {
-      const namespace = loadModule(vm, source, fileName);
+      const namespace = loadModule(sandbox, source, fileName);
       callHarness(functions.start, vm.newNumber(process), namespace, vm.newString(nows()))?.dispose();
       handleOutbox();
     }
@@ -166,6 +165,8 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
     clearTimeout(limit);
     for (const fn of Object.values(functions)) fn.dispose();
     harness.dispose();
-    sandbox.abandon();
+    // The lab may end with the code mid-call: never free a runtime in that state.
+    sandbox.stop("the lab ended");
+    sandbox.release();
   }
 }

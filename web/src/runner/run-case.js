@@ -7,21 +7,28 @@
 // settle that call's promise inside the sandbox, running the learner's code
 // until it waits again.
 import { CAS_HARNESS_SOURCE, HARNESS_SOURCE } from "./harness.js";
-import { createSandbox, describeEngineError, DEFAULT_LIMITS } from "./sandbox.js";
+import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
 
-/** Evaluates the learner's module; returns its namespace handle or throws a readable message. */
-export function loadModule(vm, source, fileName) {
-  const result = vm.evalCode(source, fileName, { type: "module", strict: true });
+/**
+ * Evaluates the learner's module in the sandbox; returns its namespace
+ * handle, or throws a ModuleError that says in the learner's terms what went
+ * wrong (a syntax error with its line, top-level code that threw, never
+ * finished, waited, or ran out of memory).
+ */
+export function loadModule(sandbox, source, fileName) {
+  const { vm } = sandbox;
+  const result = sandbox.guard(() => vm.evalCode(source, fileName, { type: "module", strict: true }));
+  if (result === null) throw new ModuleError(`${fileName}: its top-level code ${sandbox.stopped}`);
   if (result.error) {
-    const error = vm.dump(result.error);
+    const info = sandbox.describeThrown(result.error);
     result.error.dispose();
-    throw new ModuleError(describeModuleError(error, fileName));
+    throw new ModuleError(describeModuleError(info, fileName, sandbox.stopped));
   }
   const namespace = result.value;
   if (vm.typeof(namespace) !== "object") {
     // A promise: the module awaits at top level.
     namespace.dispose();
-    throw new ModuleError(`${fileName} waits (await) at the top level of the module; move that code into your functions`);
+    throw new ModuleError(`${fileName} waits (await) at the top level of the module, so its top-level code never finished; move that code into your functions`);
   }
   return namespace;
 }
@@ -34,15 +41,20 @@ export class ModuleError extends Error {
   }
 }
 
-/** "lock.js:3:14: SyntaxError: unexpected token in expression: ')'" */
-export function describeModuleError(error, fileName) {
-  if (typeof error !== "object" || error === null) return `${fileName}: its top-level code threw ${JSON.stringify(error)}`;
-  const stack = typeof error.stack === "string" ? error.stack : "";
-  const location = new RegExp(`${fileName.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:(\\d+)(?::(\\d+))?`).exec(stack);
+/**
+ * "lock.js:3:14: SyntaxError: unexpected token in expression: ')'", from what
+ * `sandbox.describeThrown` said about the thrown value; `stopped` is the
+ * sandbox's reason when a limit ended the top-level code.
+ */
+export function describeModuleError(info, fileName, stopped = null) {
+  if (stopped) return `${fileName}: its top-level code never finished: it ${stopped}`;
+  if (info.limit) return `${fileName}: its top-level code ${info.limit}`;
+  if (!info.error) return `${fileName}: its top-level code threw ${info.text}, which is not an Error; throw new Error("…") so the message and the line can be shown`;
+  const location = new RegExp(`${fileName.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:(\\d+)(?::(\\d+))?`).exec(info.stack);
   const where = location ? `${fileName}:${location[1]}${location[2] ? `:${location[2]}` : ""}` : fileName;
-  const message = `${error.name ?? "Error"}: ${error.message ?? String(error)}`;
-  if (/could not load module|module not found/i.test(message)) {
-    return `${where}: ${message}. Your solution must be one file with no imports: everything it needs arrives through ctx.`;
+  const message = `${info.name}: ${info.message}`;
+  if (/cannot load module|could not load module|module not found/i.test(message)) {
+    return `${where}: ${message.replace(/ \(cannot load module\)/, "")}. Your solution must be one file with no imports.`;
   }
   return `${where}: ${message}`;
 }
@@ -67,12 +79,11 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   let runsInSandbox = 0;
 
   const retire = () => {
-    if (harnessMain?.alive) harnessMain.dispose();
-    sandbox?.abandon();
+    if (harnessMain?.alive && !sandbox?.broken) harnessMain.dispose();
+    sandbox?.release();
     sandbox = null;
     harnessMain = null;
   };
-
 
   const run = (caseJson, { handOff = false } = {}) => {
     if (sandbox === null || runsInSandbox >= RUNS_PER_SANDBOX) {
@@ -92,28 +103,37 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
 }
 
 /** Runs one cas case: the operations against the learner's store, no simulation. */
-function runCasOnce(engines, sandbox, casMain, { source, fileName, caseJson, limits }) {
+function runCasOnce(engines, sandbox, casMain, { source, fileName, caseJson }) {
   const opsJson = JSON.stringify(JSON.parse(caseJson).workload.ops);
   sandbox.beginRun();
   const { vm } = sandbox;
+  const failed = (failure) => JSON.stringify({ answers: [], failure, console: [] });
   let namespace;
   try {
-    namespace = loadModule(vm, source, fileName);
+    namespace = loadModule(sandbox, source, fileName);
   } catch (error) {
-    return JSON.stringify({ answers: [], failure: error.message, console: [] });
+    if (error instanceof ModuleError) return failed(error.message);
+    throw error;
   }
   const ops = vm.newString(opsJson);
-  const consoleLinesMax = vm.newNumber(limits.consoleLinesMax);
-  const result = vm.callFunction(casMain, vm.undefined, namespace, ops, sandbox.setConsoleSink, consoleLinesMax, sandbox.halt);
-  for (const handle of [namespace, ops, consoleLinesMax]) handle.dispose();
+  const result = sandbox.guard(() => vm.callFunction(casMain, vm.undefined, namespace, ops, sandbox.tools));
+  if (!sandbox.broken) for (const handle of [namespace, ops]) handle.dispose();
+  if (result === null) return failed(`${fileName} ${sandbox.stopped}`);
   if (result.error) {
-    const error = vm.dump(result.error);
+    const info = sandbox.describeThrown(result.error);
     result.error.dispose();
     // Interrupted or out of memory: the recording is lost with the stack, so
     // report the stop at the first operation; the message says what happened.
-    return JSON.stringify({ answers: [], failure: `${fileName} ${sandbox.stopped ?? describeEngineError(error)}`, console: [] });
+    return failed(`${fileName} ${sandbox.stopped ?? info.limit ?? `stopped the test: ${info.error ? `${info.name}: ${info.message}` : info.text}`}`);
   }
-  return result.value.consume((text) => vm.getString(text));
+  const recording = sandbox.guard(() => result.value.consume((text) => vm.getString(text)));
+  if (recording === null) return failed(`${fileName} ${sandbox.stopped}`);
+  if (!sandbox.stopped) return recording;
+  // A limit stopped the code inside an operation: the answers before it
+  // stand, and the stop, not what the interrupted code made of it, is the failure.
+  const stoppedRecording = JSON.parse(recording);
+  stoppedRecording.failure = `${fileName} ${sandbox.stopped}`;
+  return JSON.stringify(stoppedRecording);
 }
 
 /** Runs one case (see `createCaseRunner`) in a ready sandbox. */
@@ -128,24 +148,29 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
     handles.push(handle);
     return handle;
   };
-  let stoppedByHarness = null;
+  /** Why the run stops, in the learner's terms (the harness's reason, or a limit's). */
+  let stopReason = null;
+  // The process whose code ran last: a stop is blamed on it, whether or not
+  // its workload had finished (code can run on after its last call).
+  let current = 0;
   try {
     const owned = [vm.newString(exercise), vm.newString(workloadJson), vm.newString(fileName)];
-    const consoleLinesMax = vm.newNumber(limits.consoleLinesMax);
-    const harness = keep(vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.setConsoleSink, consoleLinesMax, sandbox.halt)));
-    for (const arg of [...owned, consoleLinesMax]) arg.dispose();
+    const harness = keep(vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.tools)));
+    for (const arg of owned) arg.dispose();
     const start = keep(vm.getProp(harness, "start"));
     const deliver = keep(vm.getProp(harness, "deliver"));
     const crashed = keep(vm.getProp(harness, "crashed"));
     const flush = keep(vm.getProp(harness, "flush"));
 
+    /** Calls a harness function; a throw out of it (a limit hit inside) stops the run. */
     const callHarness = (fn, ...values) => {
-      const result = vm.callFunction(fn, harness, ...values);
+      const result = sandbox.guard(() => vm.callFunction(fn, harness, ...values));
       for (const value of values) if (value.alive) value.dispose();
+      if (result === null) return null;
       if (result.error) {
-        const error = vm.dump(result.error);
+        const info = sandbox.describeThrown(result.error);
         result.error.dispose();
-        sandbox.stop(describeEngineError(error));
+        sandbox.stop(info.limit ?? `stopped the test: ${info.error ? `${info.name}: ${info.message}` : info.text}`);
         return null;
       }
       return result.value;
@@ -153,52 +178,45 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
 
     /** Hands the harness's outbox to the simulation, in order; remembers a stop. */
     const flushOutbox = () => {
-      const text = callHarness(flush)?.consume((value) => vm.getString(value));
+      const text = callHarness(flush)?.consume((value) => sandbox.guard(() => vm.getString(value)));
       if (!text) return;
       // The run ends at a stop: nothing the code did after it counts.
-      stoppedByHarness ??= sim.applyOutbox(text) ?? null;
+      stopReason ??= sim.applyOutbox(text) ?? null;
     };
 
-    const stopWith = (process, message) => {
-      sim.note(process, JSON.stringify({ note: "failed", message }));
-      sim.stop();
-    };
-
-    // The process whose code ran last (a stop is attributed to it).
-    let current = 0;
-    for (let process = 0; process < sim.processes && !sandbox.stopped; process += 1) {
+    for (let process = 0; process < sim.processes && !sandbox.stopped && stopReason === null; process += 1) {
       current = process;
       let namespace;
       try {
-        namespace = loadModule(vm, source, fileName);
+        namespace = loadModule(sandbox, source, fileName);
       } catch (error) {
-        stopWith(process, error.message);
-        break;
+        if (!(error instanceof ModuleError)) throw error;
+        sim.fail(process, error.message);
+        return handOff ? sim.handOff() : sim.executionJson();
       }
       callHarness(start, vm.newNumber(process), namespace, vm.newString(sim.localNowAll()))?.dispose();
       sandbox.drainJobs();
       flushOutbox();
     }
-    let stepped = false;
-    while (!sandbox.stopped && stoppedByHarness === null) {
+    while (!sandbox.stopped && stopReason === null) {
       const delivery = sim.nextDelivery();
       if (delivery === "") break;
-      stepped = true;
+      current = sim.lastProcess;
       if (delivery[0] === "!") {
-        callHarness(crashed, vm.newNumber(sim.lastProcess))?.dispose();
+        callHarness(crashed, vm.newNumber(current))?.dispose();
         continue;
       }
       callHarness(deliver, vm.newString(delivery))?.dispose();
       sandbox.drainJobs();
       flushOutbox();
     }
-    if (stepped) current = sim.lastProcess;
-    if (sandbox.stopped && stoppedByHarness === null) flushOutbox();
-    if (stoppedByHarness !== null) stopWith(current, `${fileName} ${stoppedByHarness}`);
-    else if (sandbox.stopped) stopWith(current, `${fileName} ${sandbox.stopped}`);
+    // What the code did before a limit stopped it still counts (its notes say where it was).
+    if (sandbox.stopped && stopReason === null && !sandbox.broken) flushOutbox();
+    stopReason ??= sandbox.stopped;
+    if (stopReason !== null) sim.fail(current, `${fileName} ${stopReason}`);
     return handOff ? sim.handOff() : sim.executionJson();
   } finally {
-    for (const handle of handles) if (handle.alive) handle.dispose();
+    if (!sandbox.broken) for (const handle of handles) if (handle.alive) handle.dispose();
     sim.free();
   }
 }

@@ -20,53 +20,181 @@ export const DEFAULT_LIMITS = Object.freeze({
   stepBudget: 300,
   stackBytes: 128 * 1024,
   wallMs: 5_000,
+  jobBudget: 1_000_000,
   consoleLinesMax: 300,
   consoleLineCharsMax: 500,
 });
 
-// Runs in the VM before anything else: console, Math.random, frozen
-// built-ins. It returns the function that points console output at the
-// harness of the current run; the host keeps it, the learner cannot reach it.
-const PRELUDE_SOURCE = `(function prelude() {
+// Runs in the VM before anything else: console, Math.random, total
+// describers for learner values, and the sealed realm. It returns the tools
+// the harness of each run is given (`setConsoleSink`, `describe`, `halt`,
+// `isStopped`, …) and `inspect`, which the host uses to read a thrown value
+// without running anything itself. The learner can reach none of them.
+//
+// The sealed realm: learner code runs in the same realm as the harness, so
+// every object both can reach must be frozen, or the learner could change
+// how the harness's own code behaves (an iterator's `next`, `Promise.all`, a
+// setter on Object.prototype) and forge a pass, or carry state from one run
+// or process to the next. Freezing starts from the global object and from
+// the intrinsics that no global names (the iterator, generator and async
+// prototypes, %TypedArray%, %ThrowTypeError%), and follows every property,
+// accessor and prototype. Before that, a few properties of the prototypes
+// become accessors whose setter defines an own property on the object
+// assigned to, so that `this.name = "LockError"` in an Error subclass and
+// `object.toString = …` still work once the prototypes are frozen (the
+// "override mistake" of frozen intrinsics).
+const PRELUDE_SOURCE = `(function prelude(halt, isStopped, consoleLinesMax, memoryMiB) {
   "use strict";
-  const format = (value) => {
-    if (typeof value === "string") return value;
-    if (value instanceof Error) return value.name + ": " + value.message;
-    if (typeof value === "function") return "[function " + (value.name || "anonymous") + "]";
-    if (typeof value === "bigint") return value + "n";
-    try { const text = JSON.stringify(value); return text === undefined ? String(value) : text; } catch { return String(value); }
+  const { freeze, getPrototypeOf, getOwnPropertyDescriptor, defineProperty } = Object;
+  const { ownKeys, apply } = Reflect;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const { stringify } = JSON;
+  const isError = (value) => { try { return value instanceof Error; } catch { return false; } };
+  const isArray = Array.isArray;
+
+  // ---- describing learner values, totally --------------------------------
+  // Any learner value may be a Proxy whose traps throw, carry getters that
+  // throw or recurse, or be nested too deep to stringify: every read is
+  // guarded, and the text is bounded, single-line and well-formed (a lone
+  // surrogate would make the host's JSON unreadable; a raw line break or a
+  // terminal escape would let learner text forge lines of a report).
+  const LONE_SURROGATE = /[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]/g;
+  const UNSAFE = /[\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]/g;
+  const ESCAPES = { "\\n": "\\\\n", "\\r": "\\\\r", "\\t": "\\\\t" };
+  const hex4 = (code) => { const digits = code.toString(16); return "0000".slice(digits.length) + digits; };
+  const safeText = (text, max) => {
+    let out = typeof text === "string" ? text : "";
+    let cut = false;
+    if (out.length > max) { out = out.slice(0, max); cut = true; }
+    out = out.replace(LONE_SURROGATE, "\\uFFFD").replace(UNSAFE, (c) => ESCAPES[c] || "\\\\u" + hex4(c.charCodeAt(0)));
+    return cut ? out + "… (cut)" : out;
   };
+  const guarded = (read, fallback) => { try { return read(); } catch { return fallback; } };
+  const describe = (value, max) => guarded(() => {
+    if (value === undefined) return "undefined";
+    if (value === null) return "null";
+    switch (typeof value) {
+      case "string": return value;
+      case "function": return "[function " + guarded(() => String(value.name), "") + "]";
+      case "bigint": return String(value) + "n";
+      case "symbol": return guarded(() => value.toString(), "a symbol");
+      case "object": {
+        if (isError(value)) return guarded(() => String(value.name), "Error") + ": " + guarded(() => String(value.message), "");
+        const text = guarded(() => stringify(value), undefined);
+        return typeof text === "string" ? text : isArray(value) ? "an array" : "an object";
+      }
+      default: return String(value);
+    }
+  }, "a value that could not be described");
+  /** For console lines: strings as they are. */
+  const describeSafe = (value, max) => safeText(describe(value, max), max);
+  /** For sentences about a value: strings quoted, so "null" and null differ. */
+  const describeQuoted = (value, max) => typeof value === "string" ? safeText(stringify(value.length > max ? value.slice(0, max) : value), max + 2) : describeSafe(value, max);
+  const LONE_SURROGATE_ONE = /[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]/;
+  const isWellFormed = (text) => !LONE_SURROGATE_ONE.test(text);
+
+  /** A thrown value, for the host: JSON text, never an exception. */
+  const inspect = (value) => {
+    try {
+      if (isError(value)) {
+        return stringify({
+          error: true,
+          name: safeText(guarded(() => String(value.name), "Error"), 200),
+          message: safeText(guarded(() => String(value.message), ""), 1000),
+          stack: safeText(guarded(() => { const stack = value.stack; return typeof stack === "string" ? stack.replace(/\\n/g, " | ") : ""; }, ""), 2000),
+        });
+      }
+      return stringify({ error: false, text: describeQuoted(value, 200), isNull: value === null });
+    } catch {
+      return '{"error":false,"text":"a value that could not be described","isNull":false}';
+    }
+  };
+
+  // ---- console ----------------------------------------------------------
   // The harness of each run sets where console lines go.
   let sink = () => {};
-  const log = (...values) => { sink(values.map(format).join(" ")); };
-  Object.defineProperty(globalThis, "console", {
-    value: Object.freeze({ log, info: log, warn: log, error: log, debug: log }),
+  const log = (...values) => {
+    let text = "";
+    for (let index = 0; index < values.length; index += 1) text += (index > 0 ? " " : "") + describeSafe(values[index], 500);
+    sink(safeText(text, 500));
+  };
+  defineProperty(globalThis, "console", {
+    value: freeze({ log, info: log, warn: log, error: log, debug: log }),
     writable: false, enumerable: false, configurable: false,
   });
   Math.random = () => { throw new Error("Math.random() is not available: the simulation must be deterministic. Use the values the test gives you."); };
-  // Freeze every built-in reachable from the global object, and the global itself.
-  const seen = new Set();
-  const freezeDeep = (value) => {
-    if ((typeof value !== "object" && typeof value !== "function") || value === null || seen.has(value)) return;
-    seen.add(value);
-    Object.freeze(value);
-    for (const key of Reflect.ownKeys(value)) {
-      const descriptor = Object.getOwnPropertyDescriptor(value, key);
-      if (descriptor && "value" in descriptor) freezeDeep(descriptor.value);
-      if (descriptor && descriptor.get) freezeDeep(descriptor.get);
-      if (descriptor && descriptor.set) freezeDeep(descriptor.set);
+  // Garbage collection is not deterministic across engines: nothing may observe it.
+  delete globalThis.WeakRef;
+  delete globalThis.FinalizationRegistry;
+
+  // ---- the override mistake ---------------------------------------------
+  const tame = (proto, keys) => {
+    for (const key of keys) {
+      const descriptor = getOwnPropertyDescriptor(proto, key);
+      if (!descriptor || !("value" in descriptor) || !descriptor.writable || !descriptor.configurable) continue;
+      const value = descriptor.value;
+      defineProperty(proto, key, {
+        get() { return value; },
+        set(next) {
+          if (this === proto) throw new TypeError("Cannot assign to " + String(key) + ": the built-ins are frozen");
+          if (apply(hasOwn, this, [key])) { this[key] = next; return; }
+          defineProperty(this, key, { value: next, writable: true, enumerable: true, configurable: true });
+        },
+        enumerable: descriptor.enumerable,
+        configurable: false,
+      });
     }
-    freezeDeep(Object.getPrototypeOf(value));
   };
-  for (const key of Reflect.ownKeys(globalThis)) {
-    const descriptor = Object.getOwnPropertyDescriptor(globalThis, key);
-    if (descriptor && "value" in descriptor) freezeDeep(descriptor.value);
+  tame(Object.prototype, ["toString", "toLocaleString", "valueOf", "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable"]);
+  tame(Function.prototype, ["toString", "constructor", "call", "apply", "bind"]);
+  tame(Array.prototype, ["toString", "constructor"]);
+  tame(Promise.prototype, ["constructor"]);
+  for (const ErrorType of [Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, typeof AggregateError === "function" ? AggregateError : Error, typeof InternalError === "function" ? InternalError : Error]) {
+    tame(ErrorType.prototype, ["name", "message", "constructor", "toString"]);
   }
-  freezeDeep((async function () {}).constructor);
-  freezeDeep((function* () {}).constructor);
-  freezeDeep((async function* () {}).constructor);
-  Object.freeze(globalThis);
-  return (next) => { sink = next; };
+
+  // ---- freeze every intrinsic, by every path ------------------------------
+  const hidden = [
+    getPrototypeOf([][Symbol.iterator]()),
+    getPrototypeOf(new Map()[Symbol.iterator]()),
+    getPrototypeOf(new Set()[Symbol.iterator]()),
+    getPrototypeOf(""[Symbol.iterator]()),
+    getPrototypeOf(/a/[Symbol.matchAll]("a")),
+    getPrototypeOf(function* () {}),
+    getPrototypeOf(async function () {}),
+    getPrototypeOf(async function* () {}),
+    getPrototypeOf(Int8Array),
+    getOwnPropertyDescriptor((function () { return arguments; })(), "callee"),
+  ];
+  const seen = new Set();
+  const queue = [globalThis, ...hidden];
+  while (queue.length > 0) {
+    const value = queue.pop();
+    if ((typeof value !== "object" && typeof value !== "function") || value === null || seen.has(value)) continue;
+    seen.add(value);
+    freeze(value);
+    for (const key of ownKeys(value)) {
+      const descriptor = getOwnPropertyDescriptor(value, key);
+      if (!descriptor) continue;
+      if ("value" in descriptor) queue.push(descriptor.value);
+      if (descriptor.get) queue.push(descriptor.get);
+      if (descriptor.set) queue.push(descriptor.set);
+    }
+    queue.push(getPrototypeOf(value));
+  }
+  // What the harness of every run may use (the host passes it in; the
+  // learner's code never sees it).
+  return freeze({
+    setConsoleSink: (next) => { sink = next; },
+    inspect,
+    describe: describeQuoted,
+    safeText,
+    isWellFormed,
+    halt,
+    isStopped,
+    consoleLinesMax,
+    memoryMiB,
+  });
 })`;
 
 /** Why a run was stopped by the sandbox rather than by the simulation. */
@@ -77,61 +205,98 @@ export class SandboxStop extends Error {
   }
 }
 
+/** Jobs run per crossing into the VM: the budget and the clock are checked between batches. */
+const JOBS_PER_BATCH = 1_000;
+
+const MEBIBYTE = 1024 * 1024;
+
+/** The learner-facing words for each limit, in one place. */
+export const STOP_REASONS = Object.freeze({
+  steps: (limits) => `kept running without waiting for the store (more than ${limits.stepBudget * 10_000} steps in one go): an infinite loop?`,
+  jobs: (limits) => `kept running without waiting for the store: it ran more than ${limits.jobBudget} promise jobs (awaits of values that were already settled) in one test run; does a loop await something other than a store call or ctx.sleep?`,
+  wall: (limits) => `ran for more than ${limits.wallMs / 1000} s of real time in one test run`,
+  memory: () => `used more than ${QUICKJS_MEMORY_MAXIMUM_BYTES / MEBIBYTE} MiB of memory`,
+  stack: () => "recursed too deeply (stack overflow)",
+});
+
 /**
  * A sandbox. Setting one up (freezing every built-in) costs a few
  * milliseconds, so the runner reuses it for many runs of one submission:
- * `beginRun()` resets the step budget, the deadline and the stop reason.
- * Each run still gets fresh instances of the learner's module, and since
- * the globals are frozen, no state can leak from one run to the next.
- * Call `abandon()` when done: the sandbox's QuickJS instance is dropped,
- * never freed piecemeal (see engine.js for why).
+ * `beginRun()` resets the step and job budgets, the deadline and the stop
+ * reason. Each run still gets fresh instances of the learner's module, and
+ * since the realm is sealed, no state can leak from one run to the next.
+ * Call `release()` when done: a sandbox that ran cleanly is freed, one that
+ * was stopped is dropped with its QuickJS instance (see engine.js).
  */
 export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => performance.now() } = {}) {
   // Console line limits are counted by the harness, in the outbox's order.
   // Memory is bounded by the QuickJS instance's own wasm memory (engine.js).
-  const runtime = pool.take().newRuntime();
+  const instance = pool.take();
+  const memory = pool.memoryOf?.(instance) ?? null;
+  const runtime = instance.newRuntime();
   runtime.setMaxStackSize(limits.stackBytes);
+  // No module can be imported, not even the learner's own file: every name
+  // resolves to one no module has, so `import("lock.js")` cannot hand one
+  // process (or run) the module instance of another.
+  runtime.setModuleLoader(
+    () => ({ error: new Error("imports are not available: a solution is one file, and everything it needs arrives through ctx (cannot load module)") }),
+    () => "(no module can be imported)",
+  );
   let interrupts = 0;
+  let jobs = 0;
   let stopped = null;
+  /** The QuickJS instance failed underneath (an abort): nothing more may run in it. */
+  let broken = false;
   let deadline = realNow() + limits.wallMs;
   runtime.setInterruptHandler(() => {
     interrupts += 1;
     if (stopped) return true;
     if (interrupts > limits.stepBudget) {
-      stopped = `ran for more than ${limits.stepBudget * 10_000} steps without waiting for the store (an infinite loop?)`;
+      stopped = STOP_REASONS.steps(limits);
       return true;
     }
     // The backstop: never used by well-behaved runs, so it cannot change a verdict that the budget decides.
     if ((interrupts & 15) === 0 && realNow() > deadline) {
-      stopped = `ran for more than ${limits.wallMs / 1000} s of real time`;
+      stopped = STOP_REASONS.wall(limits);
       return true;
     }
     return false;
   });
   const vm = runtime.newContext({ intrinsics: { BaseObjects: true, Eval: true, StringNormalize: true, RegExp: true, JSON: true, Proxy: true, MapSet: true, TypedArrays: true, Promise: true, Date: false } });
 
-  // The harness calls this when it ends a run itself (console flood), so the
-  // learner's code is interrupted at once instead of running on unheard.
+  // The harness calls `halt` when it ends a run itself (console flood), so
+  // the learner's code is interrupted at once instead of running on unheard;
+  // it asks `isStopped` to tell the sandbox's own interrupt from an error the
+  // learner made up to look like one.
   const halt = vm.newFunction("halt", (reason) => {
     stopped ??= vm.getString(reason);
     return vm.undefined;
   });
+  const isStopped = vm.newFunction("isStopped", () => (stopped ? vm.true : vm.false));
   const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, "prelude.js"));
-  const setConsoleSink = vm.unwrapResult(vm.callFunction(prelude, vm.undefined));
-  prelude.dispose();
+  const preludeArgs = [halt, isStopped, vm.newNumber(limits.consoleLinesMax), vm.newNumber(QUICKJS_MEMORY_MAXIMUM_BYTES / MEBIBYTE)];
+  const tools = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, ...preludeArgs));
+  for (const handle of [prelude, ...preludeArgs]) handle.dispose();
+  const inspect = vm.getProp(tools, "inspect");
 
-  return {
+  /** Memory nearly exhausted: a thrown null then means QuickJS could not even allocate its error. */
+  const memoryExhausted = () => memory !== null && memory.buffer.byteLength >= QUICKJS_MEMORY_MAXIMUM_BYTES * 0.75;
+
+  const sandbox = {
     vm,
     runtime,
-    /** The prelude's function that points console output at a run's harness. */
-    setConsoleSink,
-    /** A VM function that stops the run with a reason. */
-    halt,
-    /** Starts a run: a fresh step budget and deadline. */
+    /** The tools every run's harness is given (see the prelude). */
+    tools,
+    /** Starts a run: fresh budgets and deadline. */
     beginRun() {
       interrupts = 0;
+      jobs = 0;
       stopped = null;
       deadline = realNow() + limits.wallMs;
+    },
+    /** The QuickJS instance failed underneath: nothing may run in it again. */
+    get broken() {
+      return broken;
     },
     /** Why the sandbox stopped the code, or null. */
     get stopped() {
@@ -141,32 +306,83 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
     stop(reason) {
       stopped ??= reason;
     },
-    /** Runs queued promise jobs until none are left or the sandbox stops. */
-    drainJobs() {
-      // One crossing runs every queued job, including the ones they queue (-1: no cap);
-      // a runaway chain is still stopped by the step budget.
-      while (!stopped && runtime.hasPendingJob()) {
-        const result = runtime.executePendingJobs(-1);
-        if (result.error) {
-          const error = result.error.context.dump(result.error);
-          result.error.dispose();
-          stopped ??= describeEngineError(error);
-          return;
-        }
+    /**
+     * Calls into the VM through `call()`, which may throw if the QuickJS
+     * instance itself fails (an abort, usually memory): that is the
+     * submission's failure, never the grader's. Returns `call()`'s value, or
+     * `fallback` after such a failure (the sandbox is then stopped and broken).
+     */
+    guard(call, fallback = null) {
+      if (broken) return fallback;
+      try {
+        return call();
+      } catch (error) {
+        broken = true;
+        stopped ??= /memory|abort|unreachable|out of bounds/i.test(String(error?.message ?? error)) ? STOP_REASONS.memory() : `stopped the sandbox (${String(error?.message ?? error).slice(0, 200)})`;
+        return fallback;
       }
     },
-    /** Lets go of the sandbox without freeing the runtime (which may abort QuickJS). */
-    abandon() {
-      if (setConsoleSink.alive) setConsoleSink.dispose();
-      if (halt.alive) halt.dispose();
+    /**
+     * A value the VM threw, described without running anything on the host:
+     * `{ error: true, name, message, stack }` for an Error, else `{ error:
+     * false, text }`, all text bounded, single-line and well-formed. A memory
+     * or stack failure is named as such.
+     */
+    describeThrown(handle) {
+      const json = sandbox.guard(() => {
+        const result = vm.callFunction(inspect, vm.undefined, handle);
+        if (result.error) {
+          result.error.dispose();
+          return null;
+        }
+        return result.value.consume((text) => vm.getString(text));
+      });
+      let info;
+      try {
+        info = json === null ? null : JSON.parse(json);
+      } catch {
+        info = null;
+      }
+      info ??= { error: false, text: "a value that could not be described", isNull: false };
+      const words = info.error ? `${info.name}: ${info.message}` : "";
+      if (/out of memory/i.test(words) || (info.isNull && memoryExhausted())) info.limit = STOP_REASONS.memory();
+      else if (info.error && /stack overflow|too much recursion|maximum call stack/i.test(words)) info.limit = STOP_REASONS.stack();
+      return info;
+    },
+    /** Runs queued promise jobs until none are left or the sandbox stops. */
+    drainJobs() {
+      // Batches of jobs, including the ones they queue; between batches the
+      // job budget (an `await` loop runs jobs, not loop bytecodes) and the
+      // clock are checked, and the step budget still stops a long job.
+      while (!stopped && !broken && sandbox.guard(() => runtime.hasPendingJob(), false)) {
+        const result = sandbox.guard(() => runtime.executePendingJobs(JOBS_PER_BATCH));
+        if (result === null) return;
+        if (result.error) {
+          const info = sandbox.describeThrown(result.error);
+          result.error.dispose();
+          stopped ??= info.limit ?? (info.error ? `${info.name}: ${info.message}` : `threw ${info.text}`);
+          return;
+        }
+        jobs += result.value;
+        if (jobs > limits.jobBudget) stopped ??= STOP_REASONS.jobs(limits);
+        else if (realNow() > deadline) stopped ??= STOP_REASONS.wall(limits);
+      }
+    },
+    /** Frees the sandbox if it ran cleanly; otherwise drops it with its instance. */
+    release() {
+      const handles = [tools, inspect];
+      if (!stopped && !broken) {
+        try {
+          for (const handle of handles) if (handle.alive) handle.dispose();
+          vm.dispose();
+          runtime.dispose();
+          return;
+        } catch {
+          // Freeing failed (objects leaked inside QuickJS): drop the instance instead.
+        }
+      }
+      pool.discard?.(instance);
     },
   };
-}
-
-/** Errors that escape to the engine: out of memory, stack overflow, interrupted. */
-export function describeEngineError(error) {
-  const message = typeof error === "object" && error !== null ? `${error.name ?? "Error"}: ${error.message ?? ""}` : String(error);
-  if (/out of memory/i.test(message)) return `used more memory than the limit (${QUICKJS_MEMORY_MAXIMUM_BYTES / 1024 / 1024} MB)`;
-  if (/stack overflow|too much recursion|maximum call stack/i.test(message)) return "recursed too deeply (stack overflow)";
-  return message;
+  return sandbox;
 }
