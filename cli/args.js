@@ -1,29 +1,39 @@
 // Command-line arguments: parsed into options, or a usage error (exit 2).
+import { SEEDS_MAX, SOURCE_BYTES_MAX, gradingDeadlineMs } from "../web/src/runner/limits.js";
 
 export const USAGE = `usage: leaselab grade <file-or-directory>... [options]
 
 Grades leaselab exercise solutions (cas.js, lock.js, lease.js, fencing.js).
 A directory is one submission: every exercise file in it is graded. A file
-is graded as the exercise its name says, or as --exercise.
+is graded as the exercise its name says, or as --exercise. Sources must be
+regular UTF-8 files of at most ${SOURCE_BYTES_MAX / 1024} KiB; a link that leads out of its
+submission directory, a pipe or a device is refused (that exercise scores 0).
 
 options:
   --exercise NAME   grade a single file as this exercise (cas, lock, lease, fencing)
   --seed S          first seed of the random schedules (default 1; or LEASELAB_SEED)
-  --seeds N         how many random schedules per exercise (default 100)
+  --seeds N         how many random schedules per exercise (default 100, at most ${SEEDS_MAX})
   --format F        text (default), json, junit, gradescope, exercism or github
   --out PATH        write the report to PATH instead of standard output
                     (with several submissions: a directory, one report each)
   --csv FILE        with several submissions: also write a CSV of scores
-  --jobs N          submissions graded at once (default: the number of cores)
+  --jobs N          exercise files graded at once (default: the number of cores)
+  --timeout S       stop grading an exercise file after S seconds of real time
+                    (default ${gradingDeadlineMs(100) / 1000} s at 100 schedules, more with --seeds);
+                    it then scores 0 with a "took too long" error
   -h, --help        show this help
 
-exit status: 0 every test passed, 1 some test failed, 2 bad usage or unreadable input
+exit status: 0 every test passed, 1 some test failed (or could not be graded),
+2 bad usage, a refused input or an output that could not be written
 `;
 
 export const FORMATS = ["text", "json", "junit", "gradescope", "exercism", "github"];
 export const EXERCISE_NAMES = ["cas", "lock", "lease", "fencing"];
 
 export class UsageError extends Error {}
+
+// A longer delay would overflow setTimeout, which then fires at once.
+const TIMEOUT_SECONDS_MAX = Math.floor((2 ** 31 - 1) / 1000);
 
 function wholeNumber(flag, text, minimum) {
   if (!/^\d+$/.test(text ?? "") || Number(text) < minimum || !Number.isSafeInteger(Number(text))) {
@@ -32,9 +42,9 @@ function wholeNumber(flag, text, minimum) {
   return Number(text);
 }
 
-/** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, jobs }` or throws UsageError. */
+/** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, jobs, timeoutMs }` or throws UsageError. */
 export function parseArgs(argv, env = {}) {
-  const options = { command: null, inputs: [], exercise: null, firstSeed: 1, seeds: 100, format: "text", out: null, csv: null, jobs: null, help: false };
+  const options = { command: null, inputs: [], exercise: null, firstSeed: 1, seeds: 100, format: "text", out: null, csv: null, jobs: null, timeoutMs: null, help: false };
   if (env.LEASELAB_SEED !== undefined && env.LEASELAB_SEED !== "") options.firstSeed = wholeNumber("LEASELAB_SEED", env.LEASELAB_SEED, 0);
   const rest = [...argv];
   while (rest.length > 0) {
@@ -57,6 +67,8 @@ export function parseArgs(argv, env = {}) {
         break;
       case "--seeds":
         options.seeds = wholeNumber("--seeds", value(), 1);
+        // The runner's memory and the deadline are sized for at most SEEDS_MAX.
+        if (options.seeds > SEEDS_MAX) throw new UsageError(`--seeds can be at most ${SEEDS_MAX}; got ${options.seeds}`);
         break;
       case "--format":
         options.format = value();
@@ -71,6 +83,12 @@ export function parseArgs(argv, env = {}) {
       case "--jobs":
         options.jobs = wholeNumber("--jobs", value(), 1);
         break;
+      case "--timeout": {
+        const seconds = wholeNumber("--timeout", value(), 1);
+        if (seconds > TIMEOUT_SECONDS_MAX) throw new UsageError(`--timeout can be at most ${TIMEOUT_SECONDS_MAX} seconds; got ${seconds}`);
+        options.timeoutMs = seconds * 1000;
+        break;
+      }
       default:
         if (arg.startsWith("-")) throw new UsageError(`unknown option ${arg}`);
         if (options.command === null) options.command = arg;
@@ -82,5 +100,9 @@ export function parseArgs(argv, env = {}) {
     throw new UsageError(options.command === null ? "no command given" : `unknown command "${options.command}"; the command is grade`);
   }
   if (options.inputs.length === 0) throw new UsageError("grade needs at least one file or directory");
+  // Checked before grading, so a class's batch is not graded only to be thrown away.
+  if (options.inputs.length > 1 && options.format !== "text" && !options.out) {
+    throw new UsageError(`with several submissions, --format ${options.format} needs --out DIRECTORY (one report per submission)`);
+  }
   return options;
 }

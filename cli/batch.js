@@ -1,34 +1,94 @@
-// Grading many submissions on all cores: a small pool of worker threads,
-// results in input order whatever order they finish in.
-import { Worker } from "node:worker_threads";
+// Grading submissions as a set of independent jobs: one job per exercise
+// file, run by a small pool of grading threads, results in input order
+// whatever order they finish in.
+//
+// A job is one file rather than one submission because the deadline is per
+// file (gradingDeadlineMs covers one suite), and because a file that hangs
+// or crashes should cost its learner that exercise only: their other files
+// are graded as usual. A job that does not finish becomes that file's error
+// report; it never stops the batch. Every finished report is the one the
+// file would get graded alone (each grading starts from fresh QuickJS
+// instances, and a thread that failed is replaced, not reused).
+import { gradingDeadlineMs } from "../web/src/runner/limits.js";
+import { errorReport } from "./grade-file.js";
+import { GradingThread } from "./grading-thread.js";
 
+/**
+ * `[{ name, results: [{ exercise, path, report }] }]`, one per submission.
+ * `options`: `{ firstSeed, seeds, deadlineMs }` (the deadline defaults to
+ * gradingDeadlineMs(seeds)). `onDone(graded)` is called as each submission
+ * completes. Rejects only if the grader itself cannot start (the engines
+ * do not load).
+ */
 export async function gradeInParallel(submissions, options, jobs, onDone) {
-  const results = new Array(submissions.length);
+  const { firstSeed, seeds } = options;
+  const deadlineMs = options.deadlineMs ?? gradingDeadlineMs(seeds);
+  const reports = submissions.map((submission) => submission.files.map(() => null));
+  const queue = [];
+  submissions.forEach((submission, s) => submission.files.forEach((file, f) => !file.refused && queue.push({ s, f, file })));
+  const unfinished = submissions.map((submission) => submission.files.filter((file) => !file.refused).length);
+
+  let maxScores = null;
+  const graded = (s) => ({
+    name: submissions[s].name,
+    results: submissions[s].files.map((file, f) => ({
+      exercise: file.exercise,
+      path: file.path,
+      report: reports[s][f] ?? errorReport(file.exercise, maxScores[file.exercise], file.refused),
+    })),
+  });
+
+  const live = new Set();
+  const startThread = async () => {
+    const thread = await GradingThread.start();
+    live.add(thread);
+    maxScores ??= thread.maxScores;
+    return thread;
+  };
+  const retire = (thread) => {
+    live.delete(thread);
+    return thread.stop();
+  };
+
   let next = 0;
-  const workers = Array.from({ length: Math.min(jobs, submissions.length) }, () => new Worker(new URL("./worker.js", import.meta.url)));
-  try {
-    await Promise.all(
-      workers.map(
-        (worker) =>
-          new Promise((resolve, reject) => {
-            const feed = () => {
-              if (next >= submissions.length) return resolve();
-              const index = next++;
-              worker.postMessage({ index, submission: submissions[index], options });
-            };
-            worker.on("message", ({ index, graded, error }) => {
-              if (error) return reject(new Error(`grading ${submissions[index].name} failed: ${error}`));
-              results[index] = graded;
-              onDone?.(graded);
-              feed();
-            });
-            worker.on("error", reject);
-            feed();
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(workers.map((worker) => worker.terminate()));
-  }
-  return results;
+  let fatal = null;
+  const slot = async () => {
+    let thread = null;
+    try {
+      thread = await startThread();
+      while (fatal === null && next < queue.length) {
+        const { s, f, file } = queue[next++];
+        // A thread that died while idle is replaced before it can be blamed on this file.
+        if (!thread.alive) {
+          await retire(thread);
+          thread = await startThread();
+        }
+        const outcome = await thread.grade(file, { firstSeed, seeds }, deadlineMs);
+        if (outcome.report) {
+          reports[s][f] = outcome.report;
+        } else {
+          reports[s][f] = errorReport(file.exercise, thread.maxScores[file.exercise], outcome.problem);
+          await retire(thread);
+          thread = null;
+          if (next < queue.length) thread = await startThread();
+        }
+        unfinished[s] -= 1;
+        if (unfinished[s] === 0) onDone?.(graded(s));
+      }
+    } catch (error) {
+      // The grader cannot start a thread: nothing more can be graded, so stop the others too.
+      fatal ??= error;
+      await Promise.all([...live].map(retire));
+    } finally {
+      if (thread) await retire(thread);
+    }
+  };
+
+  // At least one thread, even if every file was refused: it knows the maximum scores.
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, queue.length)) }, slot));
+  if (fatal) throw fatal;
+  submissions.forEach((submission, s) => {
+    if (submission.files.every((file) => file.refused)) onDone?.(graded(s));
+  });
+  return submissions.map((_, s) => graded(s));
 }

@@ -1,20 +1,21 @@
-// Grading one submission (every exercise file in it) with the shared runner.
+// Grading one exercise file with the shared runner, and the report of a file
+// that could not be graded at all.
 import { gradeSource } from "../web/src/runner/grade.js";
 
-/** `{ name, results: [{ exercise, path, report }] }`; reports carry the timeline text of failures. */
-export async function gradeSubmission(engines, submission, { firstSeed, seeds }) {
-  const results = [];
-  for (const file of submission.files) {
-    const report = await gradeSource(engines, { exercise: file.exercise, source: file.source, options: { firstSeed, seeds } });
-    for (const test of report.tests) {
-      if (test.counterexample) test.timeline = engines.leaselab.renderCounterexample(JSON.stringify(test.counterexample));
-    }
-    results.push({ exercise: file.exercise, path: file.path, report });
+/** The suite report for one file; failing tests carry the timeline text of their counterexample. */
+export async function gradeFile(engines, { exercise, source }, { firstSeed, seeds }) {
+  const report = await gradeSource(engines, { exercise, source, options: { firstSeed, seeds } });
+  for (const test of report.tests) {
+    if (test.counterexample) test.timeline = engines.leaselab.renderCounterexample(JSON.stringify(test.counterexample));
   }
-  return { name: submission.name, results };
+  return report;
 }
 
-/** Did every test of every exercise pass (and nothing fail to load)? */
-export function allPassed(graded) {
-  return graded.results.every(({ report }) => report.problems.length === 0 && report.tests.every((test) => test.status === "passed"));
+/**
+ * The report of a file that was refused, ran out of time or memory, or broke
+ * the grader: the shape the runner gives a file that could not be run (no
+ * tests, one problem), so every format shows it as an error scoring 0.
+ */
+export function errorReport(exercise, maxScore, problem) {
+  return { exercise, score: 0, maxScore, problems: [problem], tests: [] };
 }

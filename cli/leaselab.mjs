@@ -4,4 +4,10 @@
 // are the browser's. See `leaselab --help`.
 import { main } from "./main.js";
 
+// A reader that stops early (`leaselab grade … | head`) is not an error worth a stack trace.
+process.stdout.on("error", (error) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(process.exitCode ?? 1);
+});
+
 process.exitCode = await main(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr });

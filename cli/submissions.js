@@ -1,16 +1,22 @@
 // Turning the command line's inputs into submissions: a directory holds one
 // exercise file per exercise; a file is one exercise.
-import { readFile, readdir, stat } from "node:fs/promises";
+//
+// An input that does not exist, or a directory with no exercise file, is the
+// caller's mistake and stops the run (exit 2). A file that exists but is
+// refused (a pipe, a device, a link out of its folder, too large, not UTF-8)
+// is the submission's problem: it is kept with its reason, scores 0 as an
+// error, and every other file is still graded.
+import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { EXERCISE_NAMES, UsageError } from "./args.js";
+import { readSource, RefusedFile } from "./read-source.js";
 
-/** An input that cannot be read: exit status 2. */
+/** An input that cannot be used at all: exit status 2. */
 export class InputError extends Error {}
 
 /**
- * `[{ name, files: [{ exercise, path, source }] }]`, one entry per input.
- * A directory with no exercise file, or a file whose exercise is unknown,
- * is an error that says what to do.
+ * `[{ input, files: [{ exercise, path, source } or { exercise, path, refused }] }]`,
+ * one entry per input, in order; `refused` is the one-line reason.
  */
 export async function loadSubmissions(inputs, { exercise }) {
   const submissions = [];
@@ -18,37 +24,39 @@ export async function loadSubmissions(inputs, { exercise }) {
     const info = await stat(input).catch(() => null);
     if (info === null) throw new InputError(`${input}: no such file or directory`);
     if (info.isDirectory()) {
-      const names = await readdir(input);
+      const folder = await realpath(input);
+      const names = await readdir(input).catch((error) => {
+        throw new InputError(`${input}: cannot list this directory (${error.code ?? error.message})`);
+      });
       const files = [];
       for (const name of EXERCISE_NAMES) {
         if (exercise !== null && name !== exercise) continue;
         if (!names.includes(`${name}.js`)) continue;
-        const path = join(input, `${name}.js`);
-        files.push({ exercise: name, path, source: await readSource(path) });
+        files.push(await loadFile(name, join(input, `${name}.js`), folder));
       }
       if (files.length === 0) {
         throw new InputError(`${input}: no exercise file found; a submission directory holds ${EXERCISE_NAMES.map((name) => `${name}.js`).join(", ")} (any of them)`);
       }
-      submissions.push({ name: basename(input.replace(/[\\/]+$/, "")) || input, files });
+      submissions.push({ input, files });
     } else {
       const guessed = EXERCISE_NAMES.find((name) => basename(input) === `${name}.js`);
       const chosen = exercise ?? guessed;
       if (!chosen) {
         throw new UsageError(`${input}: cannot tell which exercise this is; name it ${EXERCISE_NAMES.map((name) => `${name}.js`).join(", ")} or pass --exercise`);
       }
-      submissions.push({ name: basename(input), files: [{ exercise: chosen, path: input, source: await readSource(input) }] });
+      // A file named on the command line was chosen by whoever runs the
+      // grader, so a link there is followed (but must still end at a regular file).
+      submissions.push({ input, files: [await loadFile(chosen, input, null)] });
     }
   }
   return submissions;
 }
 
-async function readSource(path) {
+async function loadFile(exercise, path, folder) {
   try {
-    const bytes = await readFile(path);
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return text;
+    return { exercise, path, source: await readSource(path, { within: folder }) };
   } catch (error) {
-    if (error instanceof TypeError) throw new InputError(`${path}: not valid UTF-8 text; save the file as UTF-8`);
-    throw new InputError(`${path}: cannot be read (${error.code ?? error.message})`);
+    if (error instanceof RefusedFile) return { exercise, path, refused: error.message };
+    throw error;
   }
 }

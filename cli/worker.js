@@ -1,15 +1,40 @@
-// A grading thread for batch runs: loads the engines once, then grades the
-// submissions it is sent, one at a time.
+// A grading thread: loads the engines once, says it is ready (with each
+// exercise's maximum score, which the parent needs to report a file this
+// thread could not finish), then grades the files it is sent, one at a time.
+// The parent may terminate it at any moment (batch.js); nothing here needs
+// to survive that.
 import { parentPort } from "node:worker_threads";
 import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSubmission } from "./grade-submission.js";
+import { EXERCISE_NAMES } from "./args.js";
+import { gradeFile } from "./grade-file.js";
 
-const engines = loadNodeEngines();
+// A failure here is the grader's, not a submission's: it reaches the parent
+// as the thread's error before it was ready, and the run stops (exit 2).
+const engines = await loadNodeEngines();
 
-parentPort.on("message", async ({ index, submission, options }) => {
+parentPort.postMessage({ ready: true, maxScores: Object.fromEntries(EXERCISE_NAMES.map((name) => [name, engines.leaselab.maxScore(name)])) });
+
+parentPort.on("message", async ({ file, options }) => {
+  let reply;
   try {
-    parentPort.postMessage({ index, graded: await gradeSubmission(await engines, submission, options) });
+    reply = { report: await gradeFile(engines, file, options) };
   } catch (error) {
-    parentPort.postMessage({ index, error: error instanceof Error ? error.message : String(error) });
+    reply = { error: describe(error) };
+  }
+  try {
+    parentPort.postMessage(reply);
+  } catch (error) {
+    // A report that cannot be copied to the parent (structured clone) is the grader's failure for this file.
+    parentPort.postMessage({ error: describe(error) });
   }
 });
+
+/** One line about a thrown value, without trusting it to stringify. */
+function describe(error) {
+  try {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return text.split("\n")[0].slice(0, 300);
+  } catch {
+    return "an error that cannot be described";
+  }
+}

@@ -39,3 +39,8 @@ export function totals(graded) {
 export function cut(text, max) {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
+
+/** Did every test of every exercise pass (and nothing fail to load)? */
+export function allPassed(graded) {
+  return graded.results.every(({ report }) => report.problems.length === 0 && report.tests.every((test) => test.status === "passed"));
+}

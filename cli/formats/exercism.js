@@ -3,6 +3,7 @@
 // task_id (the exercise's place in the lesson).
 import { EXERCISE_NAMES } from "../args.js";
 import { cut, flatTests } from "./common.js";
+import { wellFormedJson } from "./escape.js";
 
 export function renderExercism(graded) {
   const tests = flatTests(graded);
@@ -22,5 +23,5 @@ export function renderExercism(graded) {
     entry.task_id = EXERCISE_NAMES.indexOf(test.exercise) + 1;
     return entry;
   });
-  return `${JSON.stringify(result, null, 2)}\n`;
+  return `${wellFormedJson(result)}\n`;
 }

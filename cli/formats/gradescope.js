@@ -1,6 +1,7 @@
 // Gradescope's autograder results.json: an overall score and one entry per
 // test with its score, max_score, status, output and visibility.
 import { flatTests, totals } from "./common.js";
+import { wellFormedJson } from "./escape.js";
 
 export function renderGradescope(graded) {
   const { score } = totals(graded);
@@ -12,5 +13,5 @@ export function renderGradescope(graded) {
     output: test.status === "passed" ? "" : [test.message, test.output, test.replayToken ? `replay: ${test.replayToken}` : ""].filter(Boolean).join("\n\n"),
     visibility: "visible",
   }));
-  return `${JSON.stringify({ score, output: `leaselab graded ${graded.results.map((r) => r.exercise).join(", ")}`, visibility: "visible", stdout_visibility: "hidden", tests }, null, 2)}\n`;
+  return `${wellFormedJson({ score, output: `leaselab graded ${graded.results.map((r) => r.exercise).join(", ")}`, visibility: "visible", stdout_visibility: "hidden", tests })}\n`;
 }
