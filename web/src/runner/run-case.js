@@ -25,9 +25,12 @@ export function loadModule(sandbox, source, fileName) {
     throw new ModuleError(describeModuleError(info, fileName, sandbox.stopped));
   }
   const namespace = result.value;
-  if (vm.typeof(namespace) !== "object") {
-    // A promise: the module awaits at top level.
-    namespace.dispose();
+  // A module with a top-level `await` evaluates to a promise, not its namespace.
+  const state = sandbox.guard(() => vm.getPromiseState(namespace));
+  if (state === null || !state.notAPromise) {
+    if (state?.value?.alive) state.value.dispose();
+    if (state?.error?.alive) state.error.dispose();
+    if (!sandbox.broken) namespace.dispose();
     throw new ModuleError(`${fileName} waits (await) at the top level of the module, so its top-level code never finished; move that code into your functions`);
   }
   return namespace;

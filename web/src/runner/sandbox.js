@@ -15,12 +15,14 @@ import { QUICKJS_MEMORY_MAXIMUM_BYTES } from "./engine.js";
 //   runaway code with a named verdict; a wall-clock deadline is the backstop.
 
 /** The limits of one run. `stepBudget` is in interrupt-handler calls
- * (QuickJS calls the handler about every 10,000 operations). */
+ * (QuickJS calls the handler about every 10,000 operations); `jobBudget` is
+ * in promise jobs run between two store replies (a passing solution runs a
+ * few dozen; an `await` loop that never reaches the store runs them all). */
 export const DEFAULT_LIMITS = Object.freeze({
   stepBudget: 300,
   stackBytes: 128 * 1024,
   wallMs: 5_000,
-  jobBudget: 1_000_000,
+  jobBudget: 10_000,
   consoleLinesMax: 300,
   consoleLineCharsMax: 500,
 });
@@ -213,10 +215,10 @@ const MEBIBYTE = 1024 * 1024;
 /** The learner-facing words for each limit, in one place. */
 export const STOP_REASONS = Object.freeze({
   steps: (limits) => `kept running without waiting for the store (more than ${limits.stepBudget * 10_000} steps in one go): an infinite loop?`,
-  jobs: (limits) => `kept running without waiting for the store: it ran more than ${limits.jobBudget} promise jobs (awaits of values that were already settled) in one test run; does a loop await something other than a store call or ctx.sleep?`,
+  jobs: (limits) => `kept running without waiting for the store: it ran more than ${limits.jobBudget} promise jobs (awaits of values that were already settled) in a row; does a loop await something other than a store call or ctx.sleep?`,
   wall: (limits) => `ran for more than ${limits.wallMs / 1000} s of real time in one test run`,
   memory: () => `used more than ${QUICKJS_MEMORY_MAXIMUM_BYTES / MEBIBYTE} MiB of memory`,
-  stack: () => "recursed too deeply (stack overflow)",
+  stack: () => "recursed too deeply, or built a value nested too deeply (stack overflow)",
 });
 
 /**
@@ -318,7 +320,12 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
         return call();
       } catch (error) {
         broken = true;
-        stopped ??= /memory|abort|unreachable|out of bounds/i.test(String(error?.message ?? error)) ? STOP_REASONS.memory() : `stopped the sandbox (${String(error?.message ?? error).slice(0, 200)})`;
+        const text = String(error?.message ?? error);
+        // The engine's own stack ran out (freeing or copying a value nested
+        // thousands deep), or its memory: both are the submission's doing.
+        if (/call stack/i.test(text)) stopped ??= STOP_REASONS.stack();
+        else if (/memory|abort|unreachable|out of bounds/i.test(text)) stopped ??= STOP_REASONS.memory();
+        else stopped ??= `stopped the sandbox (${text.slice(0, 200)})`;
         return fallback;
       }
     },
@@ -353,7 +360,9 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
     drainJobs() {
       // Batches of jobs, including the ones they queue; between batches the
       // job budget (an `await` loop runs jobs, not loop bytecodes) and the
-      // clock are checked, and the step budget still stops a long job.
+      // clock are checked, and the step budget still stops a long job. One
+      // drain is one step of the simulation: the job count starts again.
+      jobs = 0;
       while (!stopped && !broken && sandbox.guard(() => runtime.hasPendingJob(), false)) {
         const result = sandbox.guard(() => runtime.executePendingJobs(JOBS_PER_BATCH));
         if (result === null) return;
