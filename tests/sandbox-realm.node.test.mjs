@@ -1,0 +1,125 @@
+// The sealed realm: after the prelude, nothing the learner's code can reach
+// (the global object, the intrinsics no global names, and everything the
+// harness hands over) is writable or extensible; and freezing does not break
+// ordinary code (the override mistake is tamed).
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { loadNodeEngines } from "../web/src/runner/node.js";
+import { gradeSource } from "../web/src/runner/grade.js";
+import { createSandbox } from "../web/src/runner/sandbox.js";
+
+const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
+const solution = (exercise) => readFileSync(new URL(`${exercise}/solution.js`, LESSON), "utf8");
+
+let engines;
+before(async () => {
+  engines = await loadNodeEngines();
+  await engines.quickjs.refill();
+});
+
+// A walker written as learner code would be: from its roots, every object
+// reachable through own properties (values, getters, setters) and
+// prototypes. It returns the path of each object that is not frozen.
+const WALKER = `(roots) => {
+  const unfrozen = [];
+  const seen = new Set();
+  const queue = roots.map(([path, value]) => [path, value]);
+  while (queue.length > 0) {
+    const [path, value] = queue.pop();
+    if ((typeof value !== "object" && typeof value !== "function") || value === null || seen.has(value)) continue;
+    seen.add(value);
+    if (!Object.isFrozen(value)) unfrozen.push(path);
+    for (const key of Reflect.ownKeys(value)) {
+      const descriptor = Object.getOwnPropertyDescriptor(value, key);
+      const name = path + "." + String(key);
+      if ("value" in descriptor) queue.push([name, descriptor.value]);
+      if (descriptor.get) queue.push([name + "<get>", descriptor.get]);
+      if (descriptor.set) queue.push([name + "<set>", descriptor.set]);
+    }
+    queue.push([path + ".<prototype>", Object.getPrototypeOf(value)]);
+  }
+  return { unfrozen, reached: seen.size };
+}`;
+
+// Every root a learner can name, including the intrinsics no global names.
+const ROOTS = `[
+  ["globalThis", globalThis],
+  ["%ArrayIteratorPrototype%", Object.getPrototypeOf([][Symbol.iterator]())],
+  ["%MapIteratorPrototype%", Object.getPrototypeOf(new Map()[Symbol.iterator]())],
+  ["%SetIteratorPrototype%", Object.getPrototypeOf(new Set()[Symbol.iterator]())],
+  ["%StringIteratorPrototype%", Object.getPrototypeOf(""[Symbol.iterator]())],
+  ["%RegExpStringIteratorPrototype%", Object.getPrototypeOf(/a/[Symbol.matchAll]("a"))],
+  ["%GeneratorFunction%", Object.getPrototypeOf(function* () {}).constructor],
+  ["%AsyncFunction%", Object.getPrototypeOf(async function () {}).constructor],
+  ["%AsyncGeneratorFunction%", Object.getPrototypeOf(async function* () {}).constructor],
+  ["%GeneratorPrototype%", Object.getPrototypeOf(Object.getPrototypeOf((function* () {})()))],
+  ["%AsyncGeneratorPrototype%", Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})()))],
+  ["%TypedArray%", Object.getPrototypeOf(Int8Array)],
+  ["%ThrowTypeError%", Object.getOwnPropertyDescriptor((function () { "use strict"; return arguments; })(), "callee").get],
+  ["console", console],
+]`;
+
+test("no object reachable from the global object or a hidden intrinsic is left unfrozen", () => {
+  const sandbox = createSandbox(engines.quickjs);
+  try {
+    const { vm } = sandbox;
+    const result = vm.unwrapResult(vm.evalCode(`(${WALKER})(${ROOTS})`));
+    const { unfrozen, reached } = vm.dump(result);
+    result.dispose();
+    assert.deepEqual(unfrozen, []);
+    // The walk really walked: the realm has hundreds of built-in objects.
+    assert.ok(reached > 300, `reached only ${reached} objects`);
+  } finally {
+    sandbox.stop("test over");
+    sandbox.release();
+  }
+});
+
+test("everything the harness hands to the learner's functions is frozen too", async () => {
+  // tryLock walks its ctx and arguments; an unfrozen object fails the test by throwing.
+  const source = solution("lock").replace(
+    /export async function tryLock\(([^)]*)\) \{/,
+    (line) => `const walk = ${WALKER};\n${line}\n  const { unfrozen } = walk([["ctx", ctx]]);\n  if (unfrozen.length > 0) throw new Error("unfrozen: " + unfrozen.join(", "));`,
+  );
+  assert.notEqual(source, solution("lock"));
+  const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
+  assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
+});
+
+test("freezing the built-ins leaves ordinary code working: Error subclasses that set their name, own toString", async () => {
+  const source = `class LockError extends Error {
+  constructor(message) { super(message); this.name = "LockError"; this.constructor = LockError; }
+}
+const described = { toString: null };
+described.toString = () => "a lock";
+described.valueOf = () => 1;
+const failure = new LockError("x");
+if (failure.name !== "LockError" || String(described) !== "a lock" || failure.toString() !== "LockError: x") throw new Error("override broken");
+${solution("lock")}`;
+  const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
+  assert.deepEqual(report.problems, []);
+  assert.equal(report.score, report.maxScore);
+});
+
+test("a built-in prototype itself still cannot be changed", async () => {
+  const sandbox = createSandbox(engines.quickjs);
+  try {
+    const { vm } = sandbox;
+    const attempts = [
+      `Object.prototype.toString = () => "x"`,
+      `Error.prototype.name = "x"`,
+      `Object.getPrototypeOf([][Symbol.iterator]()).next = () => ({ done: true })`,
+      `Promise.prototype.then = () => {}`,
+      `Object.defineProperty(Object.prototype, "version", { set() {} })`,
+    ];
+    for (const attempt of attempts) {
+      const result = vm.evalCode(`"use strict"; ${attempt}`);
+      assert.ok(result.error, `${attempt} should throw`);
+      result.error.dispose();
+    }
+  } finally {
+    sandbox.stop("test over");
+    sandbox.release();
+  }
+});
