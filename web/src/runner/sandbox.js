@@ -1,18 +1,20 @@
 import { QUICKJS_MEMORY_MAXIMUM_BYTES } from "./engine.js";
 
-// The sandbox: a fresh QuickJS runtime per run, with limits, and a global
-// environment that holds nothing the learner's code may use to escape or to
-// be non-deterministic.
+// The sandbox: a QuickJS runtime serving many runs of one submission, with
+// limits, and a sealed global environment that holds nothing the learner's
+// code may use to escape, to tamper with the harness, or to be
+// non-deterministic (ARCHITECTURE.md, "The sandbox's threat model").
 //
 // - No Date (the context is created without it), Math.random throws, and
 //   there is no setTimeout, fetch, process, require, file system or DOM:
-//   QuickJS simply has none of them.
-// - The built-in prototypes and globals are frozen before the learner's
-//   code runs, so it cannot tamper with what the harness relies on.
+//   QuickJS simply has none of them; no module can be imported.
+// - Every intrinsic is frozen before the learner's code runs (see the prelude).
 // - A deterministic step budget (QuickJS calls the interrupt handler every
-//   few thousand operations; we count the calls), a memory limit (the QuickJS
-//   instance's fixed-size memory, see engine.js) and a stack limit end
-//   runaway code with a named verdict; a wall-clock deadline is the backstop.
+//   few thousand operations; we count the calls), a job budget, a memory
+//   limit (the QuickJS instance's fixed-size memory, see engine.js) and a
+//   stack limit end runaway code with a named verdict; a wall-clock deadline
+//   is the backstop, and the hard deadline outside the VM (limits.js) the
+//   last resort.
 
 /** The limits of one run. `stepBudget` is in interrupt-handler calls
  * (QuickJS calls the handler about every 10,000 operations); `jobBudget` is
