@@ -1,56 +1,236 @@
-// The page's handle on the grading worker: promises for results, a callback
-// for progress, and one worker for the whole page, started on first use.
+// The page's handle on the grading workers: promises for results, a callback
+// for progress.
+//
+// Every grading and replay has a hard deadline, enforced here, outside the
+// worker: the sandbox's own limits fire only between bytecodes, so one long
+// built-in call in learner code (a pathological `indexOf`) can keep the
+// worker busy for minutes, and only terminating the worker ends it. When the
+// deadline fires, the worker is terminated, the request gets the learner-
+// facing "took too long" verdict, and the next request starts a fresh worker.
+//
+// Requests go to a worker one at a time; the rest wait here, not in the
+// worker's queue. So a deadline counts only the time its own request ran
+// (not the time it waited behind another exercise's grading), and
+// terminating a worker never loses a request that had not started: those are
+// simply sent to the fresh worker.
+//
+// Lab mode has a worker of its own: a lab run lasts seconds of real time
+// against a real etcd, and sharing a worker would let a grading's long
+// synchronous stretch freeze the lab's real-time processes, and a grading's
+// deadline kill a lab run that did nothing wrong.
+import { deadlineMessage, gradingDeadlineMs } from "./limits.js";
 
-let worker = null;
+/**
+ * The random schedules a page grading runs when the caller names none: the
+ * Rust grader's own default (`GradeOptions::default()` in crates/grader),
+ * which is what the page has always graded with. It is sent explicitly so
+ * the deadline is computed from the number that actually runs.
+ */
+export const PAGE_SEEDS = 200;
+
+/** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
+export class DeadlineError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "DeadlineError";
+  }
+}
+
 let nextId = 1;
-const waiting = new Map();
 
-function ensureWorker() {
-  if (worker) return worker;
-  worker = new Worker(new URL("./grader-worker.js", import.meta.url), { type: "module" });
-  worker.addEventListener("message", (event) => {
-    const message = event.data;
-    const entry = waiting.get(message.id);
-    if (!entry) return;
-    if (message.type === "progress") {
-      entry.onProgress?.(message.runs);
-      return;
+/** One worker at a time, restarted after a deadline or a crash, and the requests waiting for it. */
+function createLane() {
+  let worker = null;
+  /** The request posted to `worker` and not yet answered. */
+  let active = null;
+  /** Requests not yet posted, oldest first. */
+  const queued = [];
+
+  function startWorker() {
+    const own = new Worker(new URL("./grader-worker.js", import.meta.url), { type: "module" });
+    // A terminated worker may still have events on their way: only the current one's count.
+    own.addEventListener("message", (event) => {
+      if (own === worker) onMessage(event.data);
+    });
+    own.addEventListener("error", (event) => {
+      if (own !== worker) return;
+      // Handled here: the request that was running gets the reason, so the browser need not report it too.
+      event.preventDefault();
+      died(`the grader stopped unexpectedly${event.message ? ` (${event.message})` : ""}`);
+    });
+    own.addEventListener("messageerror", () => {
+      if (own === worker) died("the grader sent an answer the page could not read");
+    });
+    return own;
+  }
+
+  function pump() {
+    if (active || queued.length === 0) return;
+    const job = queued.shift();
+    worker ??= startWorker();
+    active = job;
+    job.timer = setTimeout(() => expired(job), job.deadlineMs);
+    try {
+      worker.postMessage({ ...job.message, id: job.id });
+    } catch (error) {
+      // A request that cannot be sent (say, a function among its options) fails alone, at once, and the queue moves on.
+      settle(job, () => job.reject(error));
     }
-    if (message.type === "log") {
-      entry.onProgress?.(message.line);
-      return;
+  }
+
+  /** Ends the active request and sends the next one (to the same worker, if it still runs). */
+  function settle(job, outcome) {
+    clearTimeout(job.timer);
+    if (active === job) active = null;
+    outcome();
+    pump();
+  }
+
+  function onMessage(message) {
+    const job = active;
+    if (!job || message.id !== job.id) return;
+    switch (message.type) {
+      case "started":
+        job.started = message;
+        job.onStarted?.();
+        return;
+      case "progress":
+        job.onProgress?.(message.runs);
+        return;
+      case "log":
+        job.onProgress?.(message.line);
+        return;
+      case "error":
+        settle(job, () => job.reject(new Error(message.message)));
+        return;
+      default:
+        settle(job, () => job.resolve(message.report ?? message.replay ?? message.lab));
     }
-    waiting.delete(message.id);
-    if (message.type === "error") entry.reject(new Error(message.message));
-    else entry.resolve(message.report ?? message.replay ?? message.lab);
-  });
-  worker.addEventListener("error", (event) => {
-    for (const entry of waiting.values()) entry.reject(new Error(`the grader stopped: ${event.message ?? "unknown error"}`));
-    waiting.clear();
+  }
+
+  /** The worker is gone for good: the running request fails with `reason`; the queued ones go to a fresh worker. */
+  function died(reason) {
+    stopWorker();
+    const job = active;
+    if (job) settle(job, () => job.reject(new Error(reason)));
+  }
+
+  function expired(job) {
+    if (active !== job) return;
+    stopWorker();
+    settle(job, () => job.onDeadline());
+  }
+
+  function stopWorker() {
+    worker?.terminate();
     worker = null;
-  });
-  return worker;
+  }
+
+  /**
+   * Queues `message` for the worker. If `deadlineMs` passes before the
+   * answer, `onDeadline(job)` settles the promise; `job.started` is the
+   * worker's "started" message, or null if none came.
+   */
+  function send(message, { deadlineMs, onStarted, onProgress, onDeadline }) {
+    return new Promise((resolve, reject) => {
+      const job = { id: nextId++, message, deadlineMs, onStarted, onProgress, resolve, reject, timer: null, started: null };
+      job.onDeadline = () => onDeadline(job);
+      queued.push(job);
+      pump();
+    });
+  }
+
+  return { send };
 }
 
-function send(request, onProgress) {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject, onProgress });
-    ensureWorker().postMessage({ ...request, id });
-  });
+const grading = createLane();
+const lab = createLane();
+
+/**
+ * The deadline for a request: `limit`, or the caller's `deadlineMs` if it is
+ * shorter (tests use a short one; a longer one is not allowed: the limit is
+ * the page's promise that grading ends).
+ */
+function deadlineFor(limit, deadlineMs) {
+  if (deadlineMs === undefined) return limit;
+  if (typeof deadlineMs !== "number" || !(deadlineMs > 0) || !Number.isFinite(deadlineMs)) {
+    throw new RangeError(`deadlineMs must be a positive number of milliseconds, not ${String(deadlineMs)}`);
+  }
+  return Math.min(deadlineMs, limit);
 }
 
-/** Grades `source` for `exercise`; resolves to the suite report. */
-export function gradeInWorker({ exercise, source, options, onProgress }) {
-  return send({ type: "grade", exercise, source, options }, onProgress);
+/**
+ * When the deadline fires before the worker said it started (it was still
+ * loading its engines), no learner code ran yet: blaming the submission
+ * would be wrong, so the request fails as the grader's own problem.
+ */
+function notStarted(job) {
+  job.reject(new Error(`the grader did not start within ${Math.round(job.deadlineMs / 1000)} s`));
 }
 
-/** Replays one failing run from its token; resolves to `{ caseJson, execution, violation, timeline }`. */
-export function replayInWorker({ exercise, source, token }) {
-  return send({ type: "replay", exercise, source, token });
+/**
+ * Grades `source` for `exercise`; resolves to the suite report. If grading
+ * outlasts its deadline (`gradingDeadlineMs` of the seeds, or a shorter
+ * `deadlineMs`), it resolves to a report with the "took too long" problem,
+ * shaped like any report of a submission that could not be run.
+ * `onStarted()` when the grader has loaded and the code is about to run;
+ * `onProgress(runs)` as runs finish.
+ */
+export async function gradeInWorker({ exercise, source, options, deadlineMs, onStarted, onProgress }) {
+  const gradeOptions = { ...options, seeds: options?.seeds ?? PAGE_SEEDS };
+  // A seeds value that is not a number fails in the grader with its own message; the deadline only needs a number.
+  const seeds = Number.isFinite(gradeOptions.seeds) ? gradeOptions.seeds : PAGE_SEEDS;
+  return grading.send(
+    { type: "grade", exercise, source, options: gradeOptions },
+    {
+      deadlineMs: deadlineFor(gradingDeadlineMs(seeds), deadlineMs),
+      onStarted,
+      onProgress,
+      onDeadline: (job) => {
+        if (!job.started) return notStarted(job);
+        // The same keys, in the same order, as the grader's report for a submission that could not be run (grade.js).
+        job.resolve({
+          exercise,
+          score: 0,
+          maxScore: job.started.maxScore,
+          problems: [deadlineMessage(job.started.fileName, job.deadlineMs)],
+          tests: [],
+        });
+      },
+    },
+  );
 }
 
-/** Lab mode: runs `source` against the etcd at `endpoint`; `onLog(line)` as it happens. */
-export function labInWorker({ exercise, source, endpoint, onLog }) {
-  return send({ type: "lab", exercise, source, endpoint }, onLog);
+/**
+ * Replays one failing run from its token; resolves to `{ caseJson,
+ * execution, violation }`. Rejects with a `DeadlineError` (its message the
+ * learner-facing verdict) if the run outlasts the deadline of one schedule.
+ */
+export async function replayInWorker({ exercise, source, token, deadlineMs }) {
+  return grading.send(
+    { type: "replay", exercise, source, token },
+    {
+      deadlineMs: deadlineFor(gradingDeadlineMs(1), deadlineMs),
+      onDeadline: (job) => (job.started ? job.reject(new DeadlineError(deadlineMessage(job.started.fileName, job.deadlineMs))) : notStarted(job)),
+    },
+  );
+}
+
+/**
+ * Lab mode: runs `source` against the etcd at `endpoint`; `onLog(line)` as
+ * it happens. A lab run ends itself within seconds; the default grading
+ * deadline is only the backstop for code stuck inside one built-in call.
+ */
+export async function labInWorker({ exercise, source, endpoint, onLog, deadlineMs }) {
+  return lab.send(
+    { type: "lab", exercise, source, endpoint },
+    {
+      deadlineMs: deadlineFor(gradingDeadlineMs(), deadlineMs),
+      onProgress: onLog,
+      onDeadline: (job) =>
+        job.started
+          ? job.reject(new DeadlineError(`${job.started.fileName} kept running for ${Math.round(job.deadlineMs / 1000)} s without returning, so the lab was stopped. Some call in your code never returned (a loop inside a built-in such as indexOf?)`))
+          : notStarted(job),
+    },
+  );
 }

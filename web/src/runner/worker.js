@@ -1,17 +1,20 @@
 // The grader in a browser Web Worker, so the page stays responsive while a
-// suite runs. The page talks to it with `createGraderClient()` (client.js).
+// suite runs. The page talks to it through client.js, which sends one
+// request at a time and terminates this worker if a request outlasts its
+// hard deadline.
 //
 // Messages in:  { id, type: "grade", exercise, source, options }
 //               { id, type: "replay", exercise, source, token }
 //               { id, type: "lab", exercise, source, endpoint }       (lab mode: a real etcd)
-// Messages out: { id, type: "progress", runs }                (while grading)
+// Messages out: { id, type: "started", fileName, maxScore }  (engines loaded; learner code runs next)
+//               { id, type: "progress", runs }                (while grading)
 //               { id, type: "result", report }                 (grade)
 //               { id, type: "result", replay: { caseJson, execution, violation, timeline } }
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
 import { loadEngines } from "./engine.js";
-import { gradeSource, replaySource } from "./grade.js";
+import { EXERCISES, gradeSource, replaySource } from "./grade.js";
 import { runLab } from "./lab-run.js";
 
 /** Where the wasm files are, relative to this worker's bundle in web/dist. */
@@ -26,6 +29,7 @@ self.addEventListener("message", async (event) => {
   const request = event.data;
   try {
     engines ??= await loadEngines(SOURCES);
+    announceStart(request);
     if (request.type === "grade") {
       let runs = 0;
       const onRun = () => {
@@ -50,3 +54,15 @@ self.addEventListener("message", async (event) => {
     self.postMessage({ id: request.id, type: "error", message: error instanceof Error ? error.message : String(error) });
   }
 });
+
+/**
+ * Tells the client, before any learner code runs, what it needs to word a
+ * "took too long" verdict itself if this worker has to be terminated: the
+ * file's name and the exercise's points. An unknown exercise says nothing
+ * here; grading it fails at once with its own message.
+ */
+function announceStart(request) {
+  const spec = EXERCISES[request.exercise];
+  if (!spec) return;
+  self.postMessage({ id: request.id, type: "started", fileName: spec.file, maxScore: engines.leaselab.maxScore(request.exercise) });
+}

@@ -1,0 +1,186 @@
+// The page's grading client (web/src/runner/client.js) against a stand-in
+// Worker and a fake clock: which deadline each request gets, one request in
+// a worker at a time, and what happens to the waiting requests when a
+// worker is terminated at its deadline or dies. The real worker, the real
+// stuck code and the page are in grading-deadline.browser.test.mjs; this
+// covers the paths Chromium cannot be made to take on demand (a worker that
+// dies, a worker that has not started by its deadline).
+import { test, mock, beforeEach, afterEach } from "node:test";
+import assert from "node:assert/strict";
+import { deadlineMessage, gradingDeadlineMs } from "../web/src/runner/limits.js";
+
+/** Every worker the client made, newest last. */
+const workers = [];
+
+class FakeWorker {
+  constructor(url, options) {
+    this.url = String(url);
+    this.options = options;
+    this.posted = [];
+    this.listeners = new Map();
+    this.terminated = false;
+    workers.push(this);
+  }
+  addEventListener(type, listener) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+  postMessage(message) {
+    assert.equal(this.terminated, false, "nothing is posted to a terminated worker");
+    // Like structured cloning, which refuses functions.
+    if (typeof message.options?.seeds === "function") throw new TypeError("could not be cloned");
+    this.posted.push(message);
+  }
+  terminate() {
+    this.terminated = true;
+  }
+  /** The worker's side: an event as the page would receive it. */
+  emit(type, event) {
+    for (const listener of this.listeners.get(type) ?? []) listener(event);
+  }
+  answer(data) {
+    this.emit("message", { data });
+  }
+  get last() {
+    return this.posted.at(-1);
+  }
+}
+
+globalThis.Worker = FakeWorker;
+const { DeadlineError, PAGE_SEEDS, gradeInWorker, labInWorker, replayInWorker } = await import("../web/src/runner/client.js");
+
+beforeEach(() => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+});
+afterEach(() => {
+  mock.timers.reset();
+});
+
+/** Whether `promise` has settled, after pending reactions have run. */
+async function settled(promise) {
+  let done = false;
+  promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+const started = (worker, maxScore = 14) => worker.answer({ id: worker.last.id, type: "started", fileName: "lock.js", maxScore });
+
+test("a grading past its deadline resolves to the 'took too long' report; the worker is terminated and the next request gets a fresh one", async () => {
+  const grading = gradeInWorker({ exercise: "lock", source: "stuck", deadlineMs: 3_000 });
+  const worker = workers.at(-1);
+  assert.deepEqual(worker.last.options, { seeds: PAGE_SEEDS });
+  started(worker);
+  mock.timers.tick(2_999);
+  assert.equal(await settled(grading), false);
+  mock.timers.tick(1);
+  assert.deepEqual(await grading, { exercise: "lock", score: 0, maxScore: 14, problems: [deadlineMessage("lock.js", 3_000)], tests: [] });
+  assert.equal(worker.terminated, true);
+
+  const next = gradeInWorker({ exercise: "lock", source: "fine" });
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, worker);
+  started(fresh);
+  fresh.answer({ id: fresh.last.id, type: "result", report: { score: 14, problems: [], tests: [] } });
+  assert.equal((await next).score, 14);
+});
+
+test("requests reach the worker one at a time; one queued behind a stuck grading goes to the fresh worker, with its deadline counted from then", async () => {
+  const stuck = gradeInWorker({ exercise: "lock", source: "stuck", deadlineMs: 1_000 });
+  const queued = gradeInWorker({ exercise: "lock", source: "queued", deadlineMs: 1_000 });
+  const worker = workers.at(-1);
+  assert.equal(worker.last.source, "stuck");
+  assert.ok(!worker.posted.some((message) => message.source === "queued"), "the second request waits in the page, not in the worker");
+  started(worker);
+  mock.timers.tick(1_000);
+  assert.match((await stuck).problems[0], /^lock\.js took too long/);
+
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, worker);
+  assert.equal(fresh.last.source, "queued");
+  started(fresh);
+  mock.timers.tick(999);
+  assert.equal(await settled(queued), false, "its deadline did not run while it waited");
+  fresh.answer({ id: fresh.last.id, type: "result", report: { score: 14 } });
+  assert.deepEqual(await queued, { score: 14 });
+});
+
+test("a worker that dies fails the request it was running with a clear message; queued ones go to a fresh worker", async () => {
+  const running = gradeInWorker({ exercise: "lock", source: "a" });
+  const queued = gradeInWorker({ exercise: "lock", source: "b" });
+  const worker = workers.at(-1);
+  started(worker);
+  let prevented = false;
+  worker.emit("error", { message: "Out of memory", preventDefault: () => (prevented = true) });
+  await assert.rejects(running, { message: "the grader stopped unexpectedly (Out of memory)" });
+  assert.equal(prevented, true);
+  assert.equal(worker.terminated, true);
+
+  // Whatever the dead worker still sends is ignored.
+  worker.answer({ id: worker.posted[0].id, type: "result", report: { score: 99 } });
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, worker);
+  assert.equal(fresh.last.source, "b");
+  fresh.answer({ id: fresh.last.id, type: "result", report: { score: 3 } });
+  assert.deepEqual(await queued, { score: 3 });
+});
+
+test("a deadline that passes before the worker started blames the grader, not the code", async () => {
+  const grading = gradeInWorker({ exercise: "lock", source: "x", deadlineMs: 2_000 });
+  mock.timers.tick(2_000);
+  await assert.rejects(grading, { message: "the grader did not start within 2 s" });
+  assert.equal(workers.at(-1).terminated, true);
+});
+
+test("deadlines: the limit for the seeds that run, never longer; replays get one schedule's; a nonsense deadlineMs is refused", async () => {
+  const cases = [
+    [{ options: { seeds: 30 } }, gradingDeadlineMs(30)],
+    [{}, gradingDeadlineMs(PAGE_SEEDS)],
+    [{ deadlineMs: 10 ** 9 }, gradingDeadlineMs(PAGE_SEEDS)],
+  ];
+  for (const [extra, expected] of cases) {
+    const grading = gradeInWorker({ exercise: "lock", source: "x", ...extra });
+    const worker = workers.at(-1);
+    started(worker);
+    mock.timers.tick(expected - 1);
+    assert.equal(await settled(grading), false, JSON.stringify(extra));
+    mock.timers.tick(1);
+    assert.deepEqual((await grading).problems, [deadlineMessage("lock.js", expected)]);
+  }
+
+  const replay = replayInWorker({ exercise: "lock", source: "x", token: "t" });
+  started(workers.at(-1));
+  mock.timers.tick(gradingDeadlineMs(1));
+  await assert.rejects(replay, (error) => error instanceof DeadlineError && error.message === deadlineMessage("lock.js", gradingDeadlineMs(1)));
+
+  for (const deadlineMs of [0, -1, Number.NaN, Infinity, "5000"]) {
+    await assert.rejects(gradeInWorker({ exercise: "lock", source: "x", deadlineMs }), RangeError);
+  }
+});
+
+test("lab runs have a worker of their own: a grading's deadline never ends one", async () => {
+  const lab = labInWorker({ exercise: "lock", source: "x", endpoint: "http://127.0.0.1:2379", onLog: () => {} });
+  const labWorker = workers.at(-1);
+  const grading = gradeInWorker({ exercise: "lock", source: "stuck", deadlineMs: 1_000 });
+  const gradingWorker = workers.at(-1);
+  assert.notEqual(gradingWorker, labWorker);
+  started(gradingWorker);
+  started(labWorker);
+  mock.timers.tick(1_000);
+  assert.match((await grading).problems[0], /took too long/);
+  assert.equal(labWorker.terminated, false);
+  labWorker.answer({ id: labWorker.last.id, type: "result", lab: { stoppedBecause: "every process finished" } });
+  assert.deepEqual(await lab, { stoppedBecause: "every process finished" });
+});
+
+test("a request that cannot be posted fails alone and at once; the next one is sent", async () => {
+  const bad = gradeInWorker({ exercise: "lock", source: "x", options: { seeds: () => 1 } });
+  const good = gradeInWorker({ exercise: "lock", source: "after-bad" });
+  await assert.rejects(bad, { message: "could not be cloned" });
+  const worker = workers.at(-1);
+  assert.equal(worker.last.source, "after-bad");
+  worker.answer({ id: worker.last.id, type: "result", report: { score: 1 } });
+  assert.deepEqual(await good, { score: 1 });
+});
