@@ -7,7 +7,7 @@
 // Functional core, imperative shell: `update(state, action)` is pure; the
 // shell runs the worker, the editor and the DOM.
 import { createEditor } from "./editor.js";
-import { gradeInWorker, labInWorker, replayInWorker } from "./client.js";
+import { DeadlineError, gradeInWorker, labInWorker, replayInWorker } from "./client.js";
 import { parseReplayFragment, replayFragment } from "./link.js";
 import { timelineModel } from "./timeline-model.js";
 import { renderTimeline } from "./timeline-view.js";
@@ -17,14 +17,16 @@ const LAB_EXERCISES = ["lock", "lease"];
 const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
-  return { status: "idle", runs: 0, report: null, error: null, open: null, step: 0 };
+  return { status: "idle", started: false, runs: 0, report: null, error: null, open: null, step: 0 };
 }
 
 /** `open`: { title, violation, trace, processes, token, source } of the failing run on show. */
 export function update(state, action) {
   switch (action.type) {
     case "run-started":
-      return { ...state, status: "running", runs: 0, error: null };
+      return { ...state, status: "running", started: false, runs: 0, error: null };
+    case "grader-started":
+      return { ...state, started: true };
     case "progress":
       return { ...state, runs: action.runs };
     case "graded":
@@ -102,7 +104,12 @@ export function mountRunner(root, { exercise, progress }) {
     const code = editor.text;
     dispatch({ type: "run-started" });
     try {
-      const report = await gradeInWorker({ exercise: exercise.name, source: code, onProgress: (runs) => dispatch({ type: "progress", runs }) });
+      const report = await gradeInWorker({
+        exercise: exercise.name,
+        source: code,
+        onStarted: () => dispatch({ type: "grader-started" }),
+        onProgress: (runs) => dispatch({ type: "progress", runs }),
+      });
       report.source = code;
       dispatch({ type: "graded", report });
       const passed = report.problems.length === 0 && report.tests.every((test) => test.status === "passed");
@@ -111,6 +118,10 @@ export function mountRunner(root, { exercise, progress }) {
       results.querySelector("button, li")?.focus?.();
     } catch (error) {
       dispatch({ type: "failed", message: error.message });
+    } finally {
+      // The button was disabled while the tests ran, which sent the focus to the page's body; a keyboard
+      // user carries on from the button they pressed (the result is announced: the status line, the alerts).
+      if (document.activeElement === null || document.activeElement === document.body) runButton.focus();
     }
   }
 
@@ -136,7 +147,8 @@ export function mountRunner(root, { exercise, progress }) {
       return;
     }
     if (state.status === "error") {
-      results.replaceChildren(h("p", { class: "runner-error", role: "alert" }, `The grader could not run: ${state.error}. Your code is saved; reload the page and try again.`));
+      // The next run starts a fresh grader (client.js), so trying again needs no reload.
+      results.replaceChildren(h("p", { class: "runner-error", role: "alert" }, `The grader could not run: ${state.error}. Your code is saved; press Run tests to try again, or reload the page if it keeps failing.`));
       return;
     }
     if (state.status === "running" || !state.report) return;
@@ -220,7 +232,8 @@ export function mountRunner(root, { exercise, progress }) {
   function render() {
     runButton.disabled = state.status === "running";
     status.textContent =
-      state.status === "running" ? `Running the tests… ${state.runs} runs so far` : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : "";
+      // The first grading on a page waits for the grader to load; "running" means the code itself runs.
+      state.status === "running" ? (state.started ? `Running the tests… ${state.runs} runs so far` : "Starting the grader…") : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : "";
     renderResults();
     renderStory();
   }
@@ -286,7 +299,11 @@ export function mountRunner(root, { exercise, progress }) {
         dispatch({ type: "open-run", open: { title: "the linked run", violation: replay.violation, trace, processes, token: fromLink.token, source: fromLink.source } });
         status.textContent = "Showing the linked run.";
       })
-      .catch((error) => dispatch({ type: "failed", message: error.message }));
+      .catch((error) => {
+        // A linked run that outlasts its deadline is the code's verdict, not the grader's failure: shown like any submission that could not be run.
+        if (error instanceof DeadlineError) dispatch({ type: "graded", report: { problems: [error.message], tests: [], score: 0, maxScore: 0, source: fromLink.source } });
+        else dispatch({ type: "failed", message: error.message });
+      });
   }
   return { run };
 }
