@@ -24,8 +24,13 @@ export async function gradeInParallel(submissions, options, jobs, onDone) {
   const { firstSeed, seeds } = options;
   const deadlineMs = options.deadlineMs ?? gradingDeadlineMs(seeds);
   const reports = submissions.map((submission) => submission.files.map(() => null));
+  // Refused files (submissions.js) are not graded; they get their error report at the end.
   const queue = [];
-  submissions.forEach((submission, s) => submission.files.forEach((file, f) => !file.refused && queue.push({ s, f, file })));
+  submissions.forEach((submission, s) => {
+    submission.files.forEach((file, f) => {
+      if (!file.refused) queue.push({ s, f, file });
+    });
+  });
   const unfinished = submissions.map((submission) => submission.files.filter((file) => !file.refused).length);
 
   let maxScores = null;

@@ -16,6 +16,9 @@ import { deadlineMessage, SEEDS_MAX, SOURCE_BYTES_MAX } from "../web/src/runner/
 import { renderText } from "../cli/formats/text.js";
 import { renderGithub } from "../cli/formats/github.js";
 import { renderJunit } from "../cli/formats/junit.js";
+import { renderJson } from "../cli/formats/json.js";
+import { renderGradescope } from "../cli/formats/gradescope.js";
+import { renderExercism } from "../cli/formats/exercism.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLI = join(ROOT, "cli/leaselab.mjs");
@@ -161,12 +164,15 @@ test("two submissions with the same folder name get their own reports, rows and 
   const a = folder(parent, "a/alice", { "lock.js": source("lock", "solution") });
   const b = folder(parent, "b/alice", { "lock.js": source("lock", "starter") });
   const dot = folder(parent, "..hidden", { "lock.js": source("lock", "solution") });
+  // Two names, but one file name on a case-insensitive file system.
+  const upper = folder(parent, "Bob", { "cas.js": source("cas", "solution") });
+  const lower = folder(parent, "bob", { "cas.js": source("cas", "solution") });
   const out = join(parent, "reports");
   const csv = join(parent, "scores.csv");
-  const result = await leaselab(["grade", a, b, dot, ...SEEDS, "--format", "json", "--out", out, "--csv", csv]);
+  const result = await leaselab(["grade", a, b, dot, upper, lower, ...SEEDS, "--format", "json", "--out", out, "--csv", csv]);
   assert.equal(result.status, 1, result.stderr);
   const files = readdirSync(out).sort();
-  assert.equal(files.length, 3, files.join(", "));
+  assert.equal(new Set(files.map((file) => file.toLowerCase())).size, 5, files.join(", "));
   for (const file of files) assert.match(file, /^[\p{L}\p{N}_][\p{L}\p{N}._-]*\.json$/u, "a safe file name: no separator, no leading dot");
   const reports = files.map((file) => JSON.parse(readFileSync(join(out, file), "utf8")));
   const scoreOf = (name) => reports.find((report) => report.name === name)?.results[0].report.score;
@@ -278,6 +284,18 @@ test("U+FFFE, U+FFFF and other XML-invalid characters never reach the JUnit repo
   assertStrictXml(result.stdout);
   const raw = "a\ufffe\uffff\u0000\u0008\u000b\ud800\udc00\ud800b";
   assertStrictXml(renderJunit({ name: raw, results: [{ exercise: "lock", path: raw, report: { score: 0, maxScore: 1, problems: [raw], tests: [] } }] }));
+});
+
+test("JSON reports carry no lone surrogate (U+FFFD instead), so they are valid UTF-8 for every reader", () => {
+  const lone = "a\ud800b\udc00c😀";
+  const graded = { name: lone, results: [{ exercise: "lock", path: lone, report: { score: 0, maxScore: 1, problems: [lone], tests: [] } }] };
+  for (const render of [renderJson, renderGradescope, renderExercism]) {
+    const text = render(graded);
+    assert.doesNotMatch(text, /\\ud[89a-f][0-9a-f]{2}/i, `${render.name}: no escaped surrogate`);
+    assert.doesNotMatch(text, /[\ud800-\udfff]/u, `${render.name}: no lone surrogate`);
+    assert.ok(text.includes("a\ufffdb\ufffdc😀"), render.name);
+    assert.equal(Buffer.from(text).toString("utf8"), text);
+  }
 });
 
 /** A submission's JSON report graded alone (the bytes a batch must reproduce). */
