@@ -335,14 +335,17 @@ test("a submission that hangs inside one built-in call is stopped at --timeout; 
   assert.match(readFileSync(csv, "utf8"), /^"hung",13,0,,,13,27,false$/m);
 });
 
-test("a grading thread that runs out of memory or exits costs only that file; the others are graded as if alone", async () => {
+test("a grading thread that runs out of memory, exits or throws costs only that file; the others are graded as if alone", async () => {
   const parent = scratch();
   const hoarder = folder(parent, "hoarder", { "lock.js": `// LEASELAB_TEST_BLOW_UP_HOST_MEMORY\n${source("lock", "solution")}`, "cas.js": source("cas", "solution") });
   const quitter = folder(parent, "quitter", { "lock.js": `// LEASELAB_TEST_EXIT_THREAD\n${source("lock", "solution")}` });
+  const thrower = folder(parent, "thrower", { "lock.js": `// LEASELAB_TEST_THROW_IN_GRADER\n${source("lock", "solution")}` });
   const out = join(parent, "reports");
   const csv = join(parent, "scores.csv");
   const [result, alone] = await Promise.all([
-    leaselab(["grade", hoarder, classmates.solved, quitter, classmates.started, ...SEEDS, "--jobs", "2", "--format", "json", "--out", out, "--csv", csv], { nodeArgs: ["--import", KILLER] }),
+    leaselab(["grade", hoarder, classmates.solved, quitter, thrower, classmates.started, ...SEEDS, "--jobs", "2", "--format", "json", "--out", out, "--csv", csv], {
+      nodeArgs: ["--import", KILLER],
+    }),
     classmates.alone(),
   ]);
   assert.equal(result.status, 1, result.stderr);
@@ -352,8 +355,10 @@ test("a grading thread that runs out of memory or exits costs only that file; th
   assert.match(lockOf("hoarder").problems[0], /^grading lock\.js ran out of memory/);
   assert.equal(lockOf("quitter").score, 0);
   assert.match(lockOf("quitter").problems[0], /^grading lock\.js stopped unexpectedly \(the grading thread exited with code 3\)/);
+  assert.equal(lockOf("thrower").score, 0);
+  assert.match(lockOf("thrower").problems[0], /^grading lock\.js failed inside the grader \(TypeError: simulated: the report could not be cloned\)/);
   assert.match(result.stdout, /^hoarder +13\/13 +0\/14/m);
   assert.equal(readFileSync(join(out, "solved.json"), "utf8"), alone[0]);
   assert.equal(readFileSync(join(out, "started.json"), "utf8"), alone[1]);
-  assert.equal(readFileSync(csv, "utf8").trim().split("\n").length, 5);
+  assert.equal(readFileSync(csv, "utf8").trim().split("\n").length, 6);
 });
