@@ -1,0 +1,24 @@
+// A grading thread for the hostile corpus: loads the engines once, grades
+// the jobs it was given one after another, and says when each starts, so
+// the test that spawned it can tell a hang (terminated from outside) from a
+// crash (an exception out of gradeSource) from a verdict.
+import { readFileSync } from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
+import { loadNodeEngines } from "../../web/src/runner/node.js";
+import { gradeSource } from "../../web/src/runner/grade.js";
+import { generated } from "./hostile.mjs";
+
+const engines = await loadNodeEngines();
+parentPort.postMessage({ type: "ready" });
+for (const job of workerData.jobs) {
+  parentPort.postMessage({ type: "start", id: job.id });
+  const started = performance.now();
+  try {
+    // Built here, not sent: a generated 200 MB source never crosses threads.
+    const source = job.source ?? generated(readFileSync(job.path, "utf8"), job.generate);
+    const report = await gradeSource(engines, { exercise: job.exercise, source, options: job.options });
+    parentPort.postMessage({ type: "report", id: job.id, ms: performance.now() - started, reportJson: JSON.stringify(report) });
+  } catch (error) {
+    parentPort.postMessage({ type: "crash", id: job.id, ms: performance.now() - started, error: String(error?.stack ?? error).slice(0, 2000) });
+  }
+}
