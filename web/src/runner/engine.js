@@ -76,10 +76,18 @@ class QuickJSPool {
     this.lastResort = null;
   }
 
-  /** The instance may be damaged: never hand it out again while a spare is ready. */
-  discard(instance) {
+  /**
+   * The instance may be damaged: never hand it out again while a spare is
+   * ready. A `dead` one (it aborted: every call into it throws) is never
+   * handed out again at all.
+   */
+  discard(instance, { dead = false } = {}) {
     if (this.current === instance) this.current = null;
-    this.lastResort = instance;
+    if (dead) {
+      if (this.lastResort === instance) this.lastResort = null;
+    } else {
+      this.lastResort = instance;
+    }
   }
 }
 

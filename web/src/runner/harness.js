@@ -125,6 +125,7 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
       if (nameText === "InternalError" && /stack overflow/.test(messageText)) return what + " recursed too deeply (stack overflow)";
       return what + " threw " + nameText + ": " + messageText + locationOf(typeof stack.value === "string" ? safeText(stack.value, 2000) : "");
     }
+    if (error === null && tools.memoryFull()) return what + " used more than " + memoryMiB + " MiB of memory";
     return what + " threw " + describeValue(error) + ", which is not an Error; throw new Error(\"…\") so the message and the line can be shown";
   }
 
@@ -577,6 +578,7 @@ function casHarnessMain(namespace, opsJson, tools) {
     } catch {
       isError = false;
     }
+    if (!isError && error === null && tools.memoryFull()) return call + " used more than " + memoryMiB + " MiB of memory";
     if (!isError) return call + " threw " + describeValue(error) + ", which is not an Error";
     const name = read(error, "name").value;
     const message = read(error, "message").value;

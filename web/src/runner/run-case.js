@@ -7,7 +7,7 @@
 // settle that call's promise inside the sandbox, running the learner's code
 // until it waits again.
 import { CAS_HARNESS_SOURCE, HARNESS_SOURCE } from "./harness.js";
-import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
+import { createSandbox, DEFAULT_LIMITS, STOP_REASONS } from "./sandbox.js";
 
 /**
  * Evaluates the learner's module in the sandbox; returns its namespace
@@ -88,25 +88,59 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
     harnessMain = null;
   };
 
+  /** Why the last sandbox stopped: the verdict if no sandbox can be made any more. */
+  let lastStop = null;
+
+  /** The run's answer when the code cannot even start: it failed with `reason`. */
+  const failedAnswer = (caseJson, reason, handOff) => {
+    if (exercise === "cas") return JSON.stringify({ answers: [], failure: `${fileName} ${reason}`, console: [] });
+    const sim = new engines.leaselab.Simulation(caseJson);
+    try {
+      sim.fail(0, `${fileName} ${reason}`);
+      return handOff ? sim.handOff() : sim.executionJson();
+    } finally {
+      sim.free();
+    }
+  };
+
   const run = (caseJson, { handOff = false } = {}) => {
     if (sandbox === null || runsInSandbox >= RUNS_PER_SANDBOX) {
       retire();
-      sandbox = createSandbox(engines.quickjs, { limits });
-      const harnessSource = exercise === "cas" ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
-      harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
+      try {
+        sandbox = createSandbox(engines.quickjs, { limits });
+        const harnessSource = exercise === "cas" ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
+        harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
+      } catch {
+        // Every QuickJS instance made for this submission broke down under it.
+        sandbox = null;
+        return failedAnswer(caseJson, lastStop ?? STOP_REASONS.memory(), handOff);
+      }
       runsInSandbox = 0;
     }
     runsInSandbox += 1;
     const runner = exercise === "cas" ? runCasOnce : runOnce;
     const result = runner(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits, handOff });
-    if (sandbox.stopped) retire();
+    if (sandbox.stopped) {
+      lastStop = sandbox.stopped;
+      retire();
+    }
     return result;
   };
   return { run, dispose: retire };
 }
 
 /** Runs one cas case: the operations against the learner's store, no simulation. */
-function runCasOnce(engines, sandbox, casMain, { source, fileName, caseJson }) {
+function runCasOnce(engines, sandbox, casMain, options) {
+  try {
+    return runCasInSandbox(sandbox, casMain, options);
+  } catch (error) {
+    // As in `runOnce`: the instance broke down outside a guard.
+    sandbox.breakDown(error);
+    return JSON.stringify({ answers: [], failure: `${options.fileName} ${sandbox.stopped}`, console: [] });
+  }
+}
+
+function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson }) {
   const opsJson = JSON.stringify(JSON.parse(caseJson).workload.ops);
   sandbox.beginRun();
   const { vm } = sandbox;
@@ -217,6 +251,13 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
     if (sandbox.stopped && stopReason === null && !sandbox.broken) flushOutbox();
     stopReason ??= sandbox.stopped;
     if (stopReason !== null) sim.fail(current, `${fileName} ${stopReason}`);
+    return handOff ? sim.handOff() : sim.executionJson();
+  } catch (error) {
+    // A call into the QuickJS instance failed outside a guard (it had
+    // already broken down, e.g. out of memory mid-call): the submission's
+    // failure, never the grader's.
+    sandbox.breakDown(error);
+    sim.fail(current, `${fileName} ${stopReason ?? sandbox.stopped}`);
     return handOff ? sim.handOff() : sim.executionJson();
   } finally {
     if (!sandbox.broken) for (const handle of handles) if (handle.alive) handle.dispose();

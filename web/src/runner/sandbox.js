@@ -47,7 +47,7 @@ export const DEFAULT_LIMITS = Object.freeze({
 // assigned to, so that `this.name = "LockError"` in an Error subclass and
 // `object.toString = …` still work once the prototypes are frozen (the
 // "override mistake" of frozen intrinsics).
-const PRELUDE_SOURCE = `(function prelude(halt, isStopped, consoleLinesMax, memoryMiB) {
+const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLinesMax, memoryMiB) {
   "use strict";
   const { freeze, getPrototypeOf, getOwnPropertyDescriptor, defineProperty } = Object;
   const { ownKeys, apply } = Reflect;
@@ -74,26 +74,62 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, consoleLinesMax, memo
     return cut ? out + "… (cut)" : out;
   };
   const guarded = (read, fallback) => { try { return read(); } catch { return fallback; } };
-  const describe = (value, max) => guarded(() => {
-    if (value === undefined) return "undefined";
-    if (value === null) return "null";
-    switch (typeof value) {
-      case "string": return value;
-      case "function": return "[function " + guarded(() => String(value.name), "") + "]";
-      case "bigint": return String(value) + "n";
-      case "symbol": return guarded(() => value.toString(), "a symbol");
-      case "object": {
-        if (isError(value)) return guarded(() => String(value.name), "Error") + ": " + guarded(() => String(value.message), "");
-        const text = guarded(() => stringify(value), undefined);
-        return typeof text === "string" ? text : isArray(value) ? "an array" : "an object";
+  // A preview of a learner value, JSON-like, written here rather than with
+  // JSON.stringify: the engine's stringify recurses on the native stack, so
+  // a value nested 100,000 deep would overflow it and take the whole engine
+  // down. This one stops at a small depth, a few entries and max characters,
+  // ignores toJSON, and reads each field under a guard.
+  const PREVIEW_DEPTH_MAX = 4;
+  const PREVIEW_ENTRIES_MAX = 20;
+  const UNREADABLE = {};
+  const keysOf = Object.keys;
+  const preview = (value, max) => {
+    let text = "";
+    const put = (piece) => { if (text.length <= max) text += piece; };
+    const walk = (item, depth) => {
+      if (text.length > max) return;
+      if (item === UNREADABLE) return put("(unreadable)");
+      if (item === null) return put("null");
+      switch (typeof item) {
+        case "string": return put(stringify(item.length > max ? item.slice(0, max) : item));
+        case "number": case "boolean": return put(String(item));
+        case "bigint": return put(String(item) + "n");
+        case "undefined": return put("undefined");
+        case "symbol": return put(guarded(() => item.toString(), "a symbol"));
+        case "function": return put("[function " + guarded(() => String(item.name), "") + "]");
+        default: break;
       }
-      default: return String(value);
-    }
-  }, "a value that could not be described");
+      if (isError(item)) return put(guarded(() => String(item.name), "Error") + ": " + guarded(() => String(item.message), ""));
+      const array = guarded(() => isArray(item), false);
+      if (depth >= PREVIEW_DEPTH_MAX) return put(array ? "[…]" : "{…}");
+      put(array ? "[" : "{");
+      if (array) {
+        const length = guarded(() => item.length, 0);
+        for (let index = 0; index < length && index < PREVIEW_ENTRIES_MAX && text.length <= max; index += 1) {
+          if (index > 0) put(",");
+          walk(guarded(() => item[index], UNREADABLE), depth + 1);
+        }
+        if (length > PREVIEW_ENTRIES_MAX) put(",…");
+      } else {
+        const keys = guarded(() => keysOf(item), null);
+        if (keys === null) put("…");
+        for (let index = 0; keys !== null && index < keys.length && index < PREVIEW_ENTRIES_MAX && text.length <= max; index += 1) {
+          if (index > 0) put(",");
+          put(stringify(String(keys[index])) + ":");
+          walk(guarded(() => item[keys[index]], UNREADABLE), depth + 1);
+        }
+        if (keys !== null && keys.length > PREVIEW_ENTRIES_MAX) put(",…");
+      }
+      put(array ? "]" : "}");
+    };
+    walk(value, 0);
+    return text;
+  };
+  const describe = (value, max) => guarded(() => (typeof value === "string" ? value : preview(value, max)), "a value that could not be described");
   /** For console lines: strings as they are. */
   const describeSafe = (value, max) => safeText(describe(value, max), max);
   /** For sentences about a value: strings quoted, so "null" and null differ. */
-  const describeQuoted = (value, max) => typeof value === "string" ? safeText(stringify(value.length > max ? value.slice(0, max) : value), max + 2) : describeSafe(value, max);
+  const describeQuoted = (value, max) => safeText(guarded(() => preview(value, max), "a value that could not be described"), max);
   const LONE_SURROGATE_ONE = /[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]/;
   const isWellFormed = (text) => !LONE_SURROGATE_ONE.test(text);
 
@@ -170,6 +206,10 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, consoleLinesMax, memo
     getPrototypeOf(Int8Array),
     getOwnPropertyDescriptor((function () { return arguments; })(), "callee"),
   ];
+  // Iterator helpers, where the engine has them: what [].values().map() and
+  // Iterator.from() return have prototypes of their own that no global names.
+  if (typeof [].values().map === "function") hidden.push(getPrototypeOf([].values().map((x) => x)));
+  if (typeof Iterator === "function" && typeof Iterator.from === "function") hidden.push(getPrototypeOf(Iterator.from({ next: () => ({ done: true }) })));
   const seen = new Set();
   const queue = [globalThis, ...hidden];
   while (queue.length > 0) {
@@ -196,6 +236,7 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, consoleLinesMax, memo
     isWellFormed,
     halt,
     isStopped,
+    memoryFull,
     consoleLinesMax,
     memoryMiB,
   });
@@ -252,6 +293,13 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
   /** The QuickJS instance failed underneath (an abort): nothing more may run in it. */
   let broken = false;
   let deadline = realNow() + limits.wallMs;
+  /**
+   * The instance's memory grew to the last quarter below its cap: only a
+   * memory bomb gets there (a passing solution stays at the initial 16 MiB),
+   * and wasm memory never shrinks, so this also catches a bomb whose
+   * out-of-memory error vanished into a rejected promise.
+   */
+  const memoryExhausted = () => memory !== null && memory.buffer.byteLength >= QUICKJS_MEMORY_MAXIMUM_BYTES * 0.75;
   runtime.setInterruptHandler(() => {
     interrupts += 1;
     if (stopped) return true;
@@ -277,14 +325,14 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
     return vm.undefined;
   });
   const isStopped = vm.newFunction("isStopped", () => (stopped ? vm.true : vm.false));
+  // Out of memory, QuickJS may throw null (it could not even allocate its
+  // error): the harness asks this before calling a thrown null a mistake.
+  const memoryFull = vm.newFunction("memoryFull", () => (memoryExhausted() ? vm.true : vm.false));
   const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, "prelude.js"));
-  const preludeArgs = [halt, isStopped, vm.newNumber(limits.consoleLinesMax), vm.newNumber(QUICKJS_MEMORY_MAXIMUM_BYTES / MEBIBYTE)];
+  const preludeArgs = [halt, isStopped, memoryFull, vm.newNumber(limits.consoleLinesMax), vm.newNumber(QUICKJS_MEMORY_MAXIMUM_BYTES / MEBIBYTE)];
   const tools = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, ...preludeArgs));
   for (const handle of [prelude, ...preludeArgs]) handle.dispose();
   const inspect = vm.getProp(tools, "inspect");
-
-  /** Memory nearly exhausted: a thrown null then means QuickJS could not even allocate its error. */
-  const memoryExhausted = () => memory !== null && memory.buffer.byteLength >= QUICKJS_MEMORY_MAXIMUM_BYTES * 0.75;
 
   const sandbox = {
     vm,
@@ -321,15 +369,23 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
       try {
         return call();
       } catch (error) {
-        broken = true;
-        const text = String(error?.message ?? error);
-        // The engine's own stack ran out (freeing or copying a value nested
-        // thousands deep), or its memory: both are the submission's doing.
-        if (/call stack/i.test(text)) stopped ??= STOP_REASONS.stack();
-        else if (/memory|abort|unreachable|out of bounds/i.test(text)) stopped ??= STOP_REASONS.memory();
-        else stopped ??= `stopped the sandbox (${text.slice(0, 200)})`;
+        sandbox.breakDown(error);
         return fallback;
       }
+    },
+    /**
+     * The QuickJS instance failed underneath (`error` came out of it): the
+     * sandbox is stopped with the reason in the learner's terms and never
+     * used again.
+     */
+    breakDown(error) {
+      broken = true;
+      const text = String(error?.message ?? error);
+      // The engine's own stack ran out (freeing or copying a value nested
+      // thousands deep), or its memory: both are the submission's doing.
+      if (/call stack/i.test(text)) stopped ??= STOP_REASONS.stack();
+      else if (/memory|abort|unreachable|out of bounds/i.test(text)) stopped ??= STOP_REASONS.memory();
+      else stopped ??= `stopped the sandbox (${text.slice(0, 200)})`;
     },
     /**
      * A value the VM threw, described without running anything on the host:
@@ -378,6 +434,7 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
         if (jobs > limits.jobBudget) stopped ??= STOP_REASONS.jobs(limits);
         else if (realNow() > deadline) stopped ??= STOP_REASONS.wall(limits);
       }
+      if (memoryExhausted()) stopped ??= STOP_REASONS.memory();
     },
     /** Frees the sandbox if it ran cleanly; otherwise drops it with its instance. */
     release() {
@@ -392,7 +449,7 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
           // Freeing failed (objects leaked inside QuickJS): drop the instance instead.
         }
       }
-      pool.discard?.(instance);
+      pool.discard?.(instance, { dead: broken });
     },
   };
   return sandbox;
