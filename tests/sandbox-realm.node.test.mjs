@@ -58,6 +58,8 @@ const ROOTS = `[
   ["%TypedArray%", Object.getPrototypeOf(Int8Array)],
   ["%ThrowTypeError%", Object.getOwnPropertyDescriptor((function () { "use strict"; return arguments; })(), "callee").get],
   ["console", console],
+  ...(typeof [].values().map === "function" ? [["%IteratorHelperPrototype%", Object.getPrototypeOf([].values().map((x) => x))]] : []),
+  ...(typeof Iterator === "function" ? [["%WrapForValidIteratorPrototype%", Object.getPrototypeOf(Iterator.from({ next: () => ({ done: true }) }))]] : []),
 ]`;
 
 test("no object reachable from the global object or a hidden intrinsic is left unfrozen", () => {
