@@ -103,3 +103,15 @@ fn random_failures_shrink_to_a_handful_of_events() {
     assert!(counterexample.shrunk_from_events >= 40, "started from {} events", counterexample.shrunk_from_events);
     assert!(counterexample.trace.len() <= 40, "shrunk to {} events:\n{}", counterexample.trace.len(), render_counterexample(counterexample));
 }
+
+#[test]
+fn a_stopped_run_with_no_broken_rule_never_passes() {
+    // A host that stops a run must say why; if no rule explains the stop, the
+    // run fails anyway, whoever the stop was blamed on.
+    let case = LockExercise.random_case(1);
+    let stopped = grader::Execution { ending: sim::Ending::Stopped, trace: Vec::new() };
+    let violation = grader::grade::verdict(&LockExercise, &case, &stopped).expect("a stopped run fails");
+    assert_eq!(violation.invariant, grader::grade::RUN_STOPPED);
+    let finished = grader::Execution { ending: sim::Ending::AllFinished, trace: Vec::new() };
+    assert_eq!(grader::grade::verdict(&LockExercise, &case, &finished), None);
+}

@@ -170,3 +170,18 @@ fn limits_end_runaway_runs_with_a_named_ending() {
     });
     assert_eq!(ending, Ending::Limit { limit: Limit::Time });
 }
+
+#[test]
+fn a_failure_is_recorded_even_after_the_process_finished() {
+    // Code can run on after its workload returned (a loop started by its last
+    // call); a stop blamed on it must still be on the record.
+    let (ending, mut sim) = run(Plan::calm(1, 1), |ctx| Box::pin(async move { ctx.sleep(5).await }));
+    assert_eq!(ending, Ending::AllFinished);
+    assert!(sim.note(0, Note::Failed { message: "dropped".into() }).is_err(), "a finished process's notes are refused");
+    sim.fail(0, "lock.js kept running".into());
+    assert_eq!(notes(&sim).last(), Some(&(0, Note::Failed { message: "lock.js kept running".into() })));
+    // An unknown process's failure is the run's own.
+    sim.fail(9, "broken".into());
+    let last = sim.trace().last().unwrap();
+    assert_eq!(last.process, None);
+}
