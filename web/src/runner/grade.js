@@ -43,10 +43,8 @@ export function closestName(wanted, names) {
  */
 export function preflight(quickjs, { exercise, source, fileName }) {
   const spec = EXERCISES[exercise];
-  const bytes = new TextEncoder().encode(source).length;
-  if (bytes > SOURCE_BYTES_MAX) {
-    return [`${fileName} is ${formatBytes(bytes)}; a solution may be at most ${formatBytes(SOURCE_BYTES_MAX)} (a solution is a few KB: is this the right file?)`];
-  }
+  const tooLarge = sizeProblem(source, fileName);
+  if (tooLarge) return [tooLarge];
   const sandbox = createSandbox(quickjs, { limits: DEFAULT_LIMITS });
   const { vm } = sandbox;
   try {
@@ -83,6 +81,13 @@ export function preflight(quickjs, { exercise, source, fileName }) {
   } finally {
     sandbox.release();
   }
+}
+
+/** A source over the cap never reaches the VM (copying 200 MB into a 64 MiB engine fails in raw wasm errors). */
+function sizeProblem(source, fileName) {
+  const bytes = new TextEncoder().encode(source).length;
+  if (bytes <= SOURCE_BYTES_MAX) return null;
+  return `${fileName} is ${formatBytes(bytes)}; a solution may be at most ${formatBytes(SOURCE_BYTES_MAX)} (a solution is a few KB: is this the right file?)`;
 }
 
 function formatBytes(bytes) {
@@ -129,6 +134,8 @@ export async function gradeSource(engines, { exercise, source, fileName, options
 export async function replaySource(engines, { exercise, source, token, fileName, limits = DEFAULT_LIMITS }) {
   const spec = EXERCISES[exercise];
   if (!spec) throw new Error(`there is no exercise named "${exercise}"`);
+  const tooLarge = sizeProblem(source, fileName ?? spec.file);
+  if (tooLarge) throw new Error(tooLarge);
   engines.quickjs.beginSubmission();
   await engines.quickjs.refill();
   const caseJson = engines.leaselab.caseFromToken(exercise, token);
