@@ -15,7 +15,7 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { DEFAULT_SEEDS, EXERCISES, judge, loadCorpus, plainThrowVariant, referenceSource, sourceOf, verdictOf } from "./support/hostile.mjs";
+import { DEFAULT_SEEDS, EXERCISES, judge, loadCorpus, plainThrowVariant, referenceSource, sourceOf, statusMarkdown, verdictOf } from "./support/hostile.mjs";
 import { cliHasTimeout, gradeInThread, gradeViaCli } from "./support/hostile-node.mjs";
 
 const corpus = loadCorpus();
@@ -135,21 +135,5 @@ test("in a batch, no hostile file changes how it or the next submission is grade
 });
 
 after(() => {
-  const path = process.env.HOSTILE_STATUS;
-  if (!path) return;
-  const lines = [`# Hostile corpus in Node: ${new Date().toISOString()}`, ""];
-  const missed = [...status.values()].filter((item) => item.complaints.length > 0);
-  lines.push(`${status.size} graded, ${missed.length} missed their expectation.`, "");
-  const order = (cls) => (cls === "batch" ? Infinity : Number(cls));
-  const classes = [...new Set(missed.map((item) => String(item.entry.cls)))].sort((a, b) => order(a) - order(b));
-  for (const cls of classes) {
-    lines.push(cls === "batch" ? "## The batch" : `## Class ${cls}`, "");
-    for (const item of missed.filter((entry) => String(entry.entry.cls) === cls)) {
-      lines.push(`- **${item.entry.name}** (expect ${item.entry.expect ?? "-"}): ${item.entry.attack}`);
-      lines.push(`  - got: ${item.summary}`);
-      for (const complaint of item.complaints) lines.push(`  - ${complaint.slice(0, 1500)}`);
-    }
-    lines.push("");
-  }
-  writeFileSync(path, `${lines.join("\n")}\n`);
+  if (process.env.HOSTILE_STATUS) writeFileSync(process.env.HOSTILE_STATUS, statusMarkdown("Hostile corpus in Node", [...status.values()]));
 });

@@ -90,14 +90,25 @@ export function sourceOf(entry) {
   return generated(text, entry.generate);
 }
 
-/** Applies a `generate` recipe to a file's text (also run inside the browser, so it is self-contained). */
+/** Applies a `generate` recipe to a file's text. */
 export function generated(text, recipe) {
-  if (!recipe) return text;
+  return recipe ? padded(text, padBytes(recipe)) : text;
+}
+
+/** The size of the comment a `pad-comment BYTES` recipe appends. */
+export function padBytes(recipe) {
   const [kind, amount] = recipe.split(/\s+/);
-  if (kind !== "pad-comment") throw new Error(`unknown generate recipe ${recipe}`);
-  // One block comment of `amount` bytes after the code: the module stays valid, only huge.
-  const body = Number(amount) - 6;
-  return `${text}\n/* ${"x".repeat(body)} */\n`;
+  if (kind !== "pad-comment" || !(Number(amount) > 6)) throw new Error(`unknown generate recipe ${recipe}`);
+  return Number(amount);
+}
+
+/**
+ * One block comment of `bytes` bytes after the code: the module stays valid,
+ * only huge. Self-contained, so the browser test can run it in the page
+ * (a 200 MB string is built where it is graded, never sent).
+ */
+export function padded(text, bytes) {
+  return `${text}\n/* ${"x".repeat(bytes - 6)} */\n`;
 }
 
 /** The same file with its poison replaced by a plain Error: what it must score like. */
@@ -154,4 +165,27 @@ export function judge(entry, report, { plainReport = null, reportChars = JSON.st
     }
   }
   return complaints;
+}
+
+/**
+ * A Markdown summary of the files that missed their expectation, grouped
+ * by class (`items`: `{ entry, complaints, summary }`; an entry whose class
+ * is "batch" is listed last). For HOSTILE_STATUS=<file>.
+ */
+export function statusMarkdown(title, items) {
+  const lines = [`# ${title}: ${new Date().toISOString()}`, ""];
+  const missed = items.filter((item) => item.complaints.length > 0);
+  lines.push(`${items.length} graded, ${missed.length} missed their expectation.`, "");
+  const order = (cls) => (cls === "batch" ? Infinity : Number(cls));
+  const classes = [...new Set(missed.map((item) => String(item.entry.cls)))].sort((a, b) => order(a) - order(b));
+  for (const cls of classes) {
+    lines.push(cls === "batch" ? "## The batch" : `## Class ${cls}`, "");
+    for (const item of missed.filter((entry) => String(entry.entry.cls) === cls)) {
+      lines.push(`- **${item.entry.name}** (expect ${item.entry.expect ?? "-"}): ${item.entry.attack}`);
+      lines.push(`  - got: ${item.summary}`);
+      for (const complaint of item.complaints) lines.push(`  - ${complaint.slice(0, 1500)}`);
+    }
+    lines.push("");
+  }
+  return `${lines.join("\n")}\n`;
 }
