@@ -1,8 +1,9 @@
 // The hostile corpus in Node (issue 12): every file in
 // tests/fixtures/hostile/ ends in its expected verdict within a bounded
 // time: no forged pass, no crash of the runner, no hang, no verdict in
-// engine words; and in a batch, graded again among the others, every file
-// gets a byte-identical report and no hostile file changes how the next
+// engine words; every failing run replays from its token to the same broken
+// rule; and in a batch, graded again among the others, every file gets a
+// byte-identical report and no hostile file changes how the next
 // submission is graded.
 //
 // Each grading runs in a thread of its own that is terminated after a hard
@@ -70,13 +71,19 @@ async function gradeEntry(entry) {
     const outcome = await gradeViaCli(entry, { timeoutSeconds: CLI_DEADLINE_SECONDS, hardMs: HARD_MS });
     return { outcome, complaints: complaintsOf(entry, outcome) };
   }
-  const jobs = [job("main", entry, { path: entry.path, generate: entry.generate })];
+  // Replayed too, unless the source is the generated 200 MB one (refused before anything runs).
+  const jobs = [job("main", entry, { path: entry.path, generate: entry.generate, replay: entry.generate === null })];
   if (entry.plainThrow) jobs.push(job("plain", entry, { source: plainThrowVariant(sourceOf(entry)) }));
   const outcomes = await gradeInThread(jobs);
   const main = outcomes.get("main");
   const plain = outcomes.get("plain");
   const complaints = complaintsOf(entry, main, { plainReport: plain?.kind === "report" ? plain.report : null });
   if (entry.plainThrow && plain?.kind !== "report") complaints.push(`its plain-throw variant: ${summary(plain)}`);
+  // QuickJS prints "Aborted(…)" when freeing a runtime fails: the runner must not free one it cannot.
+  if (/Aborted\(|Assertion failed/.test(outcomes.stderr)) complaints.push(`QuickJS aborted while it was graded: ${outcomes.stderr.trim().split("\n")[0].slice(0, 300)}`);
+  for (const replay of main.replays ?? []) {
+    complaints.push(`replaying the failing run of "${replay.test}" from its token (the page's copy link) gives ${replay.got.slice(0, 400)}, not ${replay.expected.slice(0, 400)}`);
+  }
   if (main.kind === "report") aloneReports.set(entry.name, JSON.stringify(main.report));
   return { outcome: main, complaints };
 }

@@ -14,17 +14,25 @@ const WORKER_URL = new URL("./hostile-worker.mjs", import.meta.url);
 const LOAD_MS = 30_000;
 
 /**
- * Grades `jobs` (`{ id, exercise, options, path+generate | source, timeoutMs }`)
- * in order, in one fresh thread (one engines instance). Resolves to a Map
- * id → outcome: `{ kind: "report", report, reportChars, ms }`, `{ kind:
+ * Grades `jobs` (`{ id, exercise, options, path+generate | source, timeoutMs,
+ * replay }`) in order, in one fresh thread (one engines instance). Resolves
+ * to a Map id → outcome: `{ kind: "report", report, reportChars, ms,
+ * replays }` (replays: the failing tests whose replay differed), `{ kind:
  * "crash", error, ms }` (gradeSource threw), `{ kind: "timeout", ms }` (the
  * thread was terminated: a hang), `{ kind: "died", error }` (the thread
  * itself failed) or `{ kind: "not-run" }` (a job before it hung or died).
+ * The Map's `stderr` is everything the thread printed.
  */
 export function gradeInThread(jobs, { heapMb = 1536 } = {}) {
   return new Promise((resolve) => {
     const outcomes = new Map();
-    const worker = new Worker(WORKER_URL, { workerData: { jobs: jobs.map(({ timeoutMs, ...job }) => job) }, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    const worker = new Worker(WORKER_URL, { workerData: { jobs: jobs.map(({ timeoutMs, ...job }) => job) }, resourceLimits: { maxOldGenerationSizeMb: heapMb }, stderr: true });
+    // What the engines print (QuickJS prints its aborts there), for the whole thread.
+    let stderr = "";
+    worker.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const stderrEnded = new Promise((resolve) => worker.stderr.on("end", resolve));
     let current = null;
     let startedAt = 0;
     let timer = setTimeout(() => expire(), LOAD_MS);
@@ -43,7 +51,7 @@ export function gradeInThread(jobs, { heapMb = 1536 } = {}) {
       }
       if (message.type === "report") {
         const report = JSON.parse(message.reportJson);
-        outcomes.set(message.id, { kind: "report", report, reportChars: message.reportJson.length, ms: message.ms });
+        outcomes.set(message.id, { kind: "report", report, reportChars: message.reportJson.length, ms: message.ms, replays: message.replays });
       } else if (message.type === "crash") {
         outcomes.set(message.id, { kind: "crash", error: message.error, ms: message.ms });
       }
@@ -56,7 +64,11 @@ export function gradeInThread(jobs, { heapMb = 1536 } = {}) {
       clearTimeout(timer);
       if (current !== null && !outcomes.has(current)) outcomes.set(current, { kind: "died", error: String(crash?.stack ?? crash ?? "the thread exited").slice(0, 2000) });
       for (const job of jobs) if (!outcomes.has(job.id)) outcomes.set(job.id, { kind: "not-run" });
-      resolve(outcomes);
+      // The last of stderr may trail the exit; a terminated thread's stream may never end.
+      Promise.race([stderrEnded, new Promise((done) => setTimeout(done, 1_000))]).then(() => {
+        outcomes.stderr = stderr;
+        resolve(outcomes);
+      });
     });
     // No jobs left: the thread's work is done (it keeps no handles open, but end it regardless).
     worker.on("message", (message) => {
