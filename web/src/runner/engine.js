@@ -35,7 +35,7 @@ export const QUICKJS_MEMORY_MAXIMUM_BYTES = 64 * 1024 * 1024;
  * handed out again while a fresh one is ready.
  */
 class QuickJSPool {
-  /** `make()` resolves to a fresh instance; `memoryOf(instance)` is its WebAssembly memory. */
+  /** `make()` resolves to a fresh instance; `memoryOf(instance)` is `{ memory, failedGrows }` for its WebAssembly memory. */
   constructor(make, memoryOf) {
     this.make = make;
     /** Tells an out-of-memory from a thrown null (see run-case.js). */
@@ -105,14 +105,29 @@ export function loadEngines(sources) {
     // build, so the limit is the instance's memory itself: a fixed maximum
     // makes a memory bomb fail fast with "out of memory" inside the VM.
     // Instances are made one at a time (`refill` awaits each), so the memory
-    // made last belongs to the instance made last.
+    // made last belongs to the instance made last. Each memory counts its
+    // failed attempts to grow: QuickJS's own out-of-memory error can vanish
+    // (a rejected promise, a `catch`, a thrown null), but a failed grow is a
+    // fact about the run, and does not depend on how big earlier runs made
+    // the memory (sbrk fails at the cap either way).
     let lastMemory = null;
     const wasmMemory = async () => {
-      lastMemory = new WebAssembly.Memory({
+      const memory = new WebAssembly.Memory({
         initial: QUICKJS_MEMORY_INITIAL_BYTES / WASM_PAGE_BYTES,
         maximum: QUICKJS_MEMORY_MAXIMUM_BYTES / WASM_PAGE_BYTES,
       });
-      return lastMemory;
+      const watched = { memory, failedGrows: 0 };
+      const grow = memory.grow;
+      memory.grow = (pages) => {
+        try {
+          return grow.call(memory, pages);
+        } catch (error) {
+          watched.failedGrows += 1;
+          throw error;
+        }
+      };
+      lastMemory = watched;
+      return memory;
     };
     const variant = newVariant(releaseSyncVariant, { wasmModule: quickjsModule, wasmMemory });
     const memories = new WeakMap();

@@ -146,9 +146,23 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
     return problem === null ? storeCall(process, call) : Promise.reject(new TypeError(problem));
   }
 
+  /**
+   * The longest text a call may carry into the simulation. The store's own
+   * limits are far lower (and it refuses with its own message); this only
+   * keeps a huge string from being copied into traces and reports, or
+   * scanned at the learner's expense.
+   */
+  const TEXT_CHARS_MAX = 65536;
+
+  /** null if `value` is text a call can carry; else why not. */
+  function textProblem(method, name, value) {
+    if (value.length > TEXT_CHARS_MAX) return method + ": " + name + " is " + value.length + " characters long; the store takes keys and values of a few KB at most";
+    return isWellFormed(value) ? null : method + ": " + name + " must be well-formed text; it holds half of a surrogate pair (an emoji cut in two?)";
+  }
+
   function stringProblem(method, name, value) {
     if (typeof value !== "string" || value.length === 0) return method + ": " + name + " must be a non-empty string, got " + describeValue(value);
-    return isWellFormed(value) ? null : method + ": " + name + " must be well-formed text; it holds half of a surrogate pair (an emoji cut in two?)";
+    return textProblem(method, name, value);
   }
 
   /** Whole numbers that a u64 holds exactly: JavaScript's safe integers, within [minimum, maximum]. */
@@ -182,12 +196,12 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
         const problem = () =>
           (optionsProblem === null ? null : "compareAndSwap: " + optionsProblem) ??
           stringProblem("compareAndSwap", "key", key) ??
-          (typeof nextValue === "string"
-            ? isWellFormed(nextValue) ? null : "compareAndSwap: nextValue must be well-formed text; it holds half of a surrogate pair"
-            : "compareAndSwap: nextValue must be a string, got " + describeValue(nextValue)) ??
-          (currentValue === null || typeof currentValue === "string"
-            ? currentValue === null || isWellFormed(currentValue) ? null : "compareAndSwap: currentValue must be well-formed text; it holds half of a surrogate pair"
-            : "compareAndSwap: currentValue must be a string, or null for \"the key must be absent\"; got " + describeValue(currentValue)) ??
+          (typeof nextValue === "string" ? textProblem("compareAndSwap", "nextValue", nextValue) : "compareAndSwap: nextValue must be a string, got " + describeValue(nextValue)) ??
+          (currentValue === null
+            ? null
+            : typeof currentValue === "string"
+              ? textProblem("compareAndSwap", "currentValue", currentValue)
+              : "compareAndSwap: currentValue must be a string, or null for \"the key must be absent\"; got " + describeValue(currentValue)) ??
           wholeNumberProblem("compareAndSwap", "version", version, 0, Number.MAX_SAFE_INTEGER) ??
           wholeNumberProblem("compareAndSwap", "ttlMs", ttlMs, 1, MS_MAX);
         return checked(problem, process, { op: "cas", key, nextValue, currentValue, version: version ?? null, ttlMs: ttlMs ?? null });

@@ -24,16 +24,25 @@ export function loadModule(sandbox, source, fileName) {
     result.error.dispose();
     throw new ModuleError(describeModuleError(info, fileName, sandbox.stopped));
   }
-  const namespace = result.value;
-  // A module with a top-level `await` evaluates to a promise, not its namespace.
-  const state = sandbox.guard(() => vm.getPromiseState(namespace));
-  if (state === null || !state.notAPromise) {
-    if (state?.value?.alive) state.value.dispose();
-    if (state?.error?.alive) state.error.dispose();
-    if (!sandbox.broken) namespace.dispose();
-    throw new ModuleError(`${fileName} waits (await) at the top level of the module, so its top-level code never finished; move that code into your functions`);
+  // A module with a top-level `await` evaluates to a promise of its
+  // namespace: it may finish within the jobs it queues (awaiting something
+  // already settled), or never.
+  const evaluated = result.value;
+  const state = sandbox.guard(() => vm.getPromiseState(evaluated));
+  if (state !== null && state.notAPromise) return evaluated;
+  if (state?.value?.alive) state.value.dispose();
+  if (state?.error?.alive) state.error.dispose();
+  sandbox.drainJobs();
+  const settled = sandbox.stopped ? null : sandbox.guard(() => vm.getPromiseState(evaluated));
+  if (!sandbox.broken) evaluated.dispose();
+  if (settled?.type === "fulfilled") return settled.value;
+  if (settled?.type === "rejected") {
+    const info = sandbox.describeThrown(settled.error);
+    settled.error.dispose();
+    throw new ModuleError(describeModuleError(info, fileName, null));
   }
-  return namespace;
+  if (sandbox.stopped) throw new ModuleError(`${fileName}: its top-level code never finished: it ${sandbox.stopped}`);
+  throw new ModuleError(`${fileName} waits (await) at the top level of the module for something that never happens, so its top-level code never finished; move that code into your functions`);
 }
 
 /** A problem with the submission itself (syntax, exports, top-level code). */
@@ -62,8 +71,6 @@ export function describeModuleError(info, fileName, stopped = null) {
   return `${where}: ${message}`;
 }
 
-/** Runs after which a sandbox is replaced, so module records do not pile up. */
-const RUNS_PER_SANDBOX = 64;
 
 /**
  * A runner for one submission: `run(caseJson)` executes a grader case and
@@ -72,18 +79,17 @@ const RUNS_PER_SANDBOX = 64;
  * failure, console }` of the learner's store's answers. With `{ handOff:
  * true }` a simulated run answers with a `Simulation.handOff()` ticket
  * instead, which only `gradeSubmission` reads (it skips turning the trace
- * into JSON and back). Reuses one
- * sandbox for many runs; replaces it after a stop (the VM may be damaged by
- * an out-of-memory or an interrupted job) and every RUNS_PER_SANDBOX runs.
+ * into JSON and back). One sandbox serves every run of the submission:
+ * each run starts from the sandbox's sealed memory (see `sandbox.seal`), so
+ * runs cannot see one another, even after a stop; a sandbox whose engine
+ * broke down is replaced.
  */
 export function createCaseRunner(engines, { exercise, source, fileName, limits = DEFAULT_LIMITS }) {
   let sandbox = null;
   let harnessMain = null;
-  let runsInSandbox = 0;
 
   const retire = () => {
-    if (harnessMain?.alive && !sandbox?.broken) harnessMain.dispose();
-    sandbox?.release();
+    sandbox?.release(harnessMain?.alive ? [harnessMain] : []);
     sandbox = null;
     harnessMain = null;
   };
@@ -104,26 +110,24 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   };
 
   const run = (caseJson, { handOff = false } = {}) => {
-    if (sandbox === null || runsInSandbox >= RUNS_PER_SANDBOX) {
-      retire();
+    if (sandbox === null) {
       try {
         sandbox = createSandbox(engines.quickjs, { limits });
         const harnessSource = exercise === "cas" ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
         harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
+        sandbox.seal();
       } catch {
         // Every QuickJS instance made for this submission broke down under it.
         sandbox = null;
         return failedAnswer(caseJson, lastStop ?? STOP_REASONS.memory(), handOff);
       }
-      runsInSandbox = 0;
     }
-    runsInSandbox += 1;
     const runner = exercise === "cas" ? runCasOnce : runOnce;
     const result = runner(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits, handOff });
-    if (sandbox.stopped) {
-      lastStop = sandbox.stopped;
-      retire();
-    }
+    // A stopped run leaves nothing behind in a sealed sandbox (the next run
+    // starts from its sealed memory); an unsealed or broken one is replaced.
+    if (sandbox.stopped) lastStop = sandbox.stopped;
+    if (sandbox.broken || (sandbox.stopped && !sandbox.restores)) retire();
     return result;
   };
   return { run, dispose: retire };

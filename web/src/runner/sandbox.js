@@ -254,6 +254,7 @@ export class SandboxStop extends Error {
 const JOBS_PER_BATCH = 1_000;
 
 const MEBIBYTE = 1024 * 1024;
+const WASM_PAGE_BYTES = 64 * 1024;
 
 /** The learner-facing words for each limit, in one place. */
 export const STOP_REASONS = Object.freeze({
@@ -277,7 +278,8 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
   // Console line limits are counted by the harness, in the outbox's order.
   // Memory is bounded by the QuickJS instance's own wasm memory (engine.js).
   const instance = pool.take();
-  const memory = pool.memoryOf?.(instance) ?? null;
+  /** `{ memory, failedGrows }` (engine.js), or null where the pool does not say. */
+  const watched = pool.memoryOf?.(instance) ?? null;
   const runtime = instance.newRuntime();
   runtime.setMaxStackSize(limits.stackBytes);
   // No module can be imported, not even the learner's own file: every name
@@ -293,13 +295,16 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
   /** The QuickJS instance failed underneath (an abort): nothing more may run in it. */
   let broken = false;
   let deadline = realNow() + limits.wallMs;
+  /** Failed attempts to grow the memory before this run: more now means the run hit the cap. */
+  let failedGrowsBefore = watched?.failedGrows ?? 0;
   /**
-   * The instance's memory grew to the last quarter below its cap: only a
-   * memory bomb gets there (a passing solution stays at the initial 16 MiB),
-   * and wasm memory never shrinks, so this also catches a bomb whose
-   * out-of-memory error vanished into a rejected promise.
+   * The run wanted more memory than the cap allows. Counted by the memory
+   * itself (engine.js), so it also catches a bomb whose out-of-memory error
+   * vanished into a rejected promise, a `catch`, or a thrown null.
    */
-  const memoryExhausted = () => memory !== null && memory.buffer.byteLength >= QUICKJS_MEMORY_MAXIMUM_BYTES * 0.75;
+  const memoryExhausted = () => watched !== null && watched.failedGrows > failedGrowsBefore;
+  /** The memory as it was once the sandbox was ready (see `seal`), or null. */
+  let sealed = null;
   runtime.setInterruptHandler(() => {
     interrupts += 1;
     if (stopped) return true;
@@ -339,11 +344,35 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
     runtime,
     /** The tools every run's harness is given (see the prelude). */
     tools,
-    /** Starts a run: fresh budgets and deadline. */
+    /**
+     * Takes a copy of the engine's memory now, when the realm is sealed and
+     * the harness loaded: every run then starts from exactly these bytes
+     * (`beginRun`), so nothing one run did (objects it leaked, a heap it
+     * filled, an interrupted job, the allocator's free lists) can be seen by
+     * the next, a run's replay is byte for byte the same run, and memory
+     * stays flat over any number of runs. Only the used part is kept: in a
+     * fresh instance, everything above the last non-zero byte is untouched
+     * heap, and the allocator gives nothing out of it without writing it.
+     */
+    seal() {
+      if (watched === null || broken) return;
+      const words = new Uint32Array(watched.memory.buffer);
+      let last = words.length - 1;
+      while (last >= 0 && words[last] === 0) last -= 1;
+      const used = Math.min(watched.memory.buffer.byteLength, Math.ceil(((last + 1) * 4) / WASM_PAGE_BYTES + 1) * WASM_PAGE_BYTES);
+      sealed = new Uint8Array(watched.memory.buffer, 0, used).slice();
+    },
+    /** True when runs start from the sealed memory (so a stop leaves nothing behind). */
+    get restores() {
+      return sealed !== null;
+    },
+    /** Starts a run: the sealed memory back, fresh budgets and deadline. */
     beginRun() {
+      if (sealed !== null && !broken) new Uint8Array(watched.memory.buffer).set(sealed);
       interrupts = 0;
       jobs = 0;
       stopped = null;
+      failedGrowsBefore = watched?.failedGrows ?? 0;
       deadline = realNow() + limits.wallMs;
     },
     /** The QuickJS instance failed underneath: nothing may run in it again. */
@@ -436,9 +465,19 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
       }
       if (memoryExhausted()) stopped ??= STOP_REASONS.memory();
     },
-    /** Frees the sandbox if it ran cleanly; otherwise drops it with its instance. */
-    release() {
-      const handles = [tools, inspect];
+    /**
+     * Frees the sandbox if it ran cleanly (or can be made clean by putting
+     * its sealed memory back); otherwise drops it with its instance.
+     * `owned` are the caller's handles made before `seal()`: they are freed
+     * here, after the memory is put back (freeing them before would be undone).
+     */
+    release(owned = []) {
+      const handles = [...owned, tools, inspect];
+      // A sealed sandbox is clean again once its memory is put back.
+      if (sealed !== null && !broken) {
+        new Uint8Array(watched.memory.buffer).set(sealed);
+        stopped = null;
+      }
       if (!stopped && !broken) {
         try {
           for (const handle of handles) if (handle.alive) handle.dispose();
