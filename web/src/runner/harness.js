@@ -26,7 +26,7 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
   const { freeze, getOwnPropertyNames, getPrototypeOf, isFrozen } = Object;
   const { stringify, parse } = JSON;
   const isSafeInteger = Number.isSafeInteger;
-  const { describe, safeText, isWellFormed, halt, isStopped, consoleLinesMax, memoryMiB } = tools;
+  const { describe, read, isWellFormed, halt, isStopped, consoleLinesMax } = tools;
   const workload = parse(workloadJson);
   /** The largest TTL and sleep accepted: a day (the store's own TTL limit). */
   const MS_MAX = 86_400_000;
@@ -73,23 +73,6 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
     return describe(value, 80);
   }
 
-  /** Reads one field of a learner value; a getter or Proxy trap that throws becomes `failed`. */
-  function read(value, key) {
-    try {
-      return { value: value[key], failed: false };
-    } catch {
-      return { value: undefined, failed: true };
-    }
-  }
-
-  /** "lock.js:12:5", from an error's stack, if the learner's file is in it. */
-  function locationOf(stack) {
-    const at = stack.indexOf(fileName + ":");
-    if (at < 0) return "";
-    const match = /^[^\s)|]+:\d+(:\d+)?/.exec(stack.slice(at));
-    return match ? " (at " + match[0] + ")" : "";
-  }
-
   /** Errors made by this harness (a WeakSet: checking it runs no learner code, unlike instanceof on a Proxy). */
   const failures = new WeakSet();
   function failure(message) {
@@ -107,26 +90,9 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
     return isStopped() && !failures.has(error);
   }
 
-  /** "lock() threw TypeError: … (at lock.js:3:5)", for any thrown value, however hostile. */
+  /** "lock() threw TypeError: … (at lock.js:3:5)", for any thrown value, however hostile (see the prelude). */
   function describeThrown(what, error) {
-    let isError = false;
-    try {
-      isError = error instanceof Error;
-    } catch {
-      isError = false;
-    }
-    if (isError) {
-      const name = read(error, "name");
-      const message = read(error, "message");
-      const stack = read(error, "stack");
-      const nameText = safeText(typeof name.value === "string" ? name.value : "Error", 100);
-      const messageText = safeText(typeof message.value === "string" ? message.value : describe(message.value, 200), 500);
-      if (nameText === "InternalError" && messageText === "out of memory") return what + " used more than " + memoryMiB + " MiB of memory";
-      if (nameText === "InternalError" && /stack overflow/.test(messageText)) return what + " recursed too deeply (stack overflow)";
-      return what + " threw " + nameText + ": " + messageText + locationOf(typeof stack.value === "string" ? safeText(stack.value, 2000) : "");
-    }
-    if (error === null && tools.memoryFull()) return what + " used more than " + memoryMiB + " MiB of memory";
-    return what + " threw " + describeValue(error) + ", which is not an Error; throw new Error(\"…\") so the message and the line can be shown";
+    return tools.describeThrown(what, error, fileName);
   }
 
   function storeCall(process, call) {
@@ -536,7 +502,7 @@ function casHarnessMain(namespace, opsJson, tools) {
   "use strict";
   const { stringify, parse } = JSON;
   const isSafeInteger = Number.isSafeInteger;
-  const { describe, safeText, isWellFormed, halt, consoleLinesMax, memoryMiB } = tools;
+  const { describe, describeThrown, read, safeText, isWellFormed, halt, consoleLinesMax } = tools;
   const ops = parse(opsJson);
   /** The store's own limit on values: a longer one cannot be an answer the test expects. */
   const VALUE_CHARS_MAX = 4096;
@@ -560,15 +526,6 @@ function casHarnessMain(namespace, opsJson, tools) {
     return describe(value, 80);
   }
 
-  /** Reads one field of a learner value, once; a getter or trap that throws gives `failed`. */
-  function read(value, key) {
-    try {
-      return { value: value[key], failed: false };
-    } catch {
-      return { value: undefined, failed: true };
-    }
-  }
-
   function describeCall(op, version) {
     const quoted = (value) => (value === null ? "null" : stringify(value));
     switch (op.op) {
@@ -583,23 +540,6 @@ function casHarnessMain(namespace, opsJson, tools) {
         return "compareAndSwap(" + quoted(op.key) + ", " + quoted(op.nextValue) + ", " + quoted(op.currentValue) + (options.length ? ", { " + options.join(", ") + " }" : "") + ")";
       }
     }
-  }
-
-  function describeThrown(call, error) {
-    let isError = false;
-    try {
-      isError = error instanceof Error;
-    } catch {
-      isError = false;
-    }
-    if (!isError && error === null && tools.memoryFull()) return call + " used more than " + memoryMiB + " MiB of memory";
-    if (!isError) return call + " threw " + describeValue(error) + ", which is not an Error";
-    const name = read(error, "name").value;
-    const message = read(error, "message").value;
-    const nameText = safeText(typeof name === "string" ? name : "Error", 100);
-    const messageText = safeText(typeof message === "string" ? message : describe(message, 200), 500);
-    if (nameText === "InternalError" && messageText === "out of memory") return call + " used more than " + memoryMiB + " MiB of memory";
-    return call + " threw " + nameText + ": " + messageText;
   }
 
   const isVersion = (value) => isSafeInteger(value) && value >= 0;

@@ -47,7 +47,7 @@ export const DEFAULT_LIMITS = Object.freeze({
 // assigned to, so that `this.name = "LockError"` in an Error subclass and
 // `object.toString = …` still work once the prototypes are frozen (the
 // "override mistake" of frozen intrinsics).
-const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLinesMax, memoryMiB) {
+const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLinesMax, memoryReason, stackReason) {
   "use strict";
   const { freeze, getPrototypeOf, getOwnPropertyDescriptor, defineProperty } = Object;
   const { ownKeys, apply } = Reflect;
@@ -132,6 +132,44 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
   const describeQuoted = (value, max) => safeText(guarded(() => preview(value, max), "a value that could not be described"), max);
   const LONE_SURROGATE_ONE = /[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]/;
   const isWellFormed = (text) => !LONE_SURROGATE_ONE.test(text);
+
+  /** Reads one field of a learner value, once; a getter or Proxy trap that throws gives failed. */
+  const read = (value, key) => {
+    try {
+      return { value: value[key], failed: false };
+    } catch {
+      return { value: undefined, failed: true };
+    }
+  };
+
+  /** " (at lock.js:12:5)", from a stack (made safe), if the learner's file is in it. */
+  const locationIn = (stack, fileName) => {
+    const at = stack.indexOf(fileName + ":");
+    if (at < 0) return "";
+    const match = /^[^\\s)|]+:\\d+(:\\d+)?/.exec(stack.slice(at));
+    return match ? " (at " + match[0] + ")" : "";
+  };
+
+  /**
+   * "lock() threw TypeError: … (at lock.js:3:5)", for any thrown value,
+   * however hostile; the engine's own out-of-memory and stack errors (and a
+   * thrown null when memory ran out) are named as the limits they are.
+   */
+  const describeThrown = (what, error, fileName) => {
+    if (isError(error)) {
+      const name = read(error, "name").value;
+      const message = read(error, "message").value;
+      const stack = read(error, "stack").value;
+      const nameText = safeText(typeof name === "string" ? name : "Error", 100);
+      const messageText = safeText(typeof message === "string" ? message : describeQuoted(message, 200), 500);
+      if (nameText === "InternalError" && messageText === "out of memory") return what + " " + memoryReason;
+      if (nameText === "InternalError" && /stack overflow/.test(messageText)) return what + " " + stackReason;
+      const where = typeof fileName === "string" && typeof stack === "string" ? locationIn(safeText(stack, 2000), fileName) : "";
+      return what + " threw " + nameText + ": " + messageText + where;
+    }
+    if (error === null && memoryFull()) return what + " " + memoryReason;
+    return what + " threw " + describeQuoted(error, 80) + ", which is not an Error; throw new Error(\\"…\\") so the message and the line can be shown";
+  };
 
   /** A thrown value, for the host: JSON text, never an exception. */
   const inspect = (value) => {
@@ -232,13 +270,13 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
     setConsoleSink: (next) => { sink = next; },
     inspect,
     describe: describeQuoted,
+    describeThrown,
+    read,
     safeText,
     isWellFormed,
     halt,
     isStopped,
-    memoryFull,
     consoleLinesMax,
-    memoryMiB,
   });
 })`;
 
@@ -334,7 +372,7 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
   // error): the harness asks this before calling a thrown null a mistake.
   const memoryFull = vm.newFunction("memoryFull", () => (memoryExhausted() ? vm.true : vm.false));
   const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, "prelude.js"));
-  const preludeArgs = [halt, isStopped, memoryFull, vm.newNumber(limits.consoleLinesMax), vm.newNumber(QUICKJS_MEMORY_MAXIMUM_BYTES / MEBIBYTE)];
+  const preludeArgs = [halt, isStopped, memoryFull, vm.newNumber(limits.consoleLinesMax), vm.newString(STOP_REASONS.memory()), vm.newString(STOP_REASONS.stack())];
   const tools = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, ...preludeArgs));
   for (const handle of [prelude, ...preludeArgs]) handle.dispose();
   const inspect = vm.getProp(tools, "inspect");
