@@ -67,6 +67,18 @@ class QuickJSPool {
   }
 
   /**
+   * A fresh instance if one is ready (it becomes the current one), else as
+   * `take`. A runner's sandbox is made in one, so the memory it seals is the
+   * same whether or not something (a preflight) ran in the instance before:
+   * a grading and the replay of one of its runs start from the same bytes.
+   */
+  takeFresh() {
+    const fresh = this.spare.pop();
+    if (fresh) this.current = fresh;
+    return this.take();
+  }
+
+  /**
    * Grading a new submission: its sandboxes start in a fresh instance, so
    * nothing an earlier submission did (even to the allocator's free lists)
    * can change how this one runs.

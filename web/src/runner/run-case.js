@@ -112,7 +112,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   const run = (caseJson, { handOff = false } = {}) => {
     if (sandbox === null) {
       try {
-        sandbox = createSandbox(engines.quickjs, { limits });
+        sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
         const harnessSource = exercise === "cas" ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
         harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
         sandbox.seal();

@@ -47,7 +47,7 @@ export const DEFAULT_LIMITS = Object.freeze({
 // assigned to, so that `this.name = "LockError"` in an Error subclass and
 // `object.toString = …` still work once the prototypes are frozen (the
 // "override mistake" of frozen intrinsics).
-const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLinesMax, memoryReason, stackReason) {
+const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLinesMax, consoleLineCharsMax, memoryReason, stackReason) {
   "use strict";
   const { freeze, getPrototypeOf, getOwnPropertyDescriptor, defineProperty } = Object;
   const { ownKeys, apply } = Reflect;
@@ -193,8 +193,8 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
   let sink = () => {};
   const log = (...values) => {
     let text = "";
-    for (let index = 0; index < values.length; index += 1) text += (index > 0 ? " " : "") + describeSafe(values[index], 500);
-    sink(safeText(text, 500));
+    for (let index = 0; index < values.length && text.length <= consoleLineCharsMax; index += 1) text += (index > 0 ? " " : "") + describeSafe(values[index], consoleLineCharsMax);
+    sink(safeText(text, consoleLineCharsMax));
   };
   defineProperty(globalThis, "console", {
     value: freeze({ log, info: log, warn: log, error: log, debug: log }),
@@ -312,10 +312,10 @@ export const STOP_REASONS = Object.freeze({
  * Call `release()` when done: a sandbox that ran cleanly is freed, one that
  * was stopped is dropped with its QuickJS instance (see engine.js).
  */
-export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => performance.now() } = {}) {
+export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => performance.now(), fresh = false } = {}) {
   // Console line limits are counted by the harness, in the outbox's order.
   // Memory is bounded by the QuickJS instance's own wasm memory (engine.js).
-  const instance = pool.take();
+  const instance = fresh && pool.takeFresh ? pool.takeFresh() : pool.take();
   /** `{ memory, failedGrows }` (engine.js), or null where the pool does not say. */
   const watched = pool.memoryOf?.(instance) ?? null;
   const runtime = instance.newRuntime();
@@ -372,7 +372,7 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
   // error): the harness asks this before calling a thrown null a mistake.
   const memoryFull = vm.newFunction("memoryFull", () => (memoryExhausted() ? vm.true : vm.false));
   const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, "prelude.js"));
-  const preludeArgs = [halt, isStopped, memoryFull, vm.newNumber(limits.consoleLinesMax), vm.newString(STOP_REASONS.memory()), vm.newString(STOP_REASONS.stack())];
+  const preludeArgs = [halt, isStopped, memoryFull, vm.newNumber(limits.consoleLinesMax), vm.newNumber(limits.consoleLineCharsMax), vm.newString(STOP_REASONS.memory()), vm.newString(STOP_REASONS.stack())];
   const tools = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, ...preludeArgs));
   for (const handle of [prelude, ...preludeArgs]) handle.dispose();
   const inspect = vm.getProp(tools, "inspect");
