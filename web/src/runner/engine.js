@@ -3,13 +3,11 @@
 //
 // QuickJS is compiled once, then instantiated many times (about 2 ms each
 // from the compiled module). Each submission starts in a fresh instance, and
-// its sandboxes are made one after another in that instance, each freed when
-// done, so memory stays flat however many schedules are graded. A sandbox
-// that was stopped (a limit, an out-of-memory) is never freed, only dropped
-// with its instance: QuickJS may abort the whole instance if a runtime is
-// freed while objects leaked, which can happen after a stack overflow or an
-// out-of-memory in learner code. Instances are made ahead of time
-// (`refill`), because grading calls back synchronously.
+// its runner's sandbox serves every run from memory sealed once (see
+// `sandbox.seal`), so memory stays flat however many schedules are graded.
+// An instance whose engine aborted (every call into it then throws) is never
+// used again. Instances are made ahead of time (`refill`), because grading
+// calls back synchronously.
 //
 // The same code runs in a browser Web Worker and in Node; only where the
 // wasm bytes come from differs, so the caller passes them in.
@@ -26,13 +24,10 @@ export const QUICKJS_MEMORY_INITIAL_BYTES = 16 * 1024 * 1024;
 export const QUICKJS_MEMORY_MAXIMUM_BYTES = 64 * 1024 * 1024;
 
 /**
- * A supply of QuickJS instances, all from one compiled module.
- *
- * One instance serves sandbox after sandbox as long as each is freed
- * cleanly (`release`), so grading many schedules keeps memory flat. A
- * sandbox that was stopped (a limit, an out-of-memory, an abort) may leave
- * its instance damaged or full; that instance is `discard`ed and never
- * handed out again while a fresh one is ready.
+ * A supply of QuickJS instances, all from one compiled module: the current
+ * one, which sandboxes are made in, and fresh spares. An instance that may
+ * be damaged is `discard`ed and never handed out again while a spare is
+ * ready; a dead one (it aborted) never again at all.
  */
 class QuickJSPool {
   /** `make()` resolves to a fresh instance; `memoryOf(instance)` is `{ memory, failedGrows }` for its WebAssembly memory. */
