@@ -19,7 +19,7 @@ import initLeaselab, * as leaselab from "../../pkg/leaselab.js";
 const SPARE_INSTANCES = 4;
 
 /** Each instance's memory: 16 MiB to start (QuickJS's own minimum), 64 MiB at most. */
-const WASM_PAGE_BYTES = 64 * 1024;
+export const WASM_PAGE_BYTES = 64 * 1024;
 export const QUICKJS_MEMORY_INITIAL_BYTES = 16 * 1024 * 1024;
 export const QUICKJS_MEMORY_MAXIMUM_BYTES = 64 * 1024 * 1024;
 

@@ -1,4 +1,4 @@
-import { QUICKJS_MEMORY_MAXIMUM_BYTES } from "./engine.js";
+import { QUICKJS_MEMORY_MAXIMUM_BYTES, WASM_PAGE_BYTES } from "./engine.js";
 
 // The sandbox: a QuickJS runtime serving many runs of one submission, with
 // limits, and a sealed global environment that holds nothing the learner's
@@ -280,19 +280,10 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
   });
 })`;
 
-/** Why a run was stopped by the sandbox rather than by the simulation. */
-export class SandboxStop extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "SandboxStop";
-  }
-}
-
 /** Jobs run per crossing into the VM: the budget and the clock are checked between batches. */
 const JOBS_PER_BATCH = 1_000;
 
 const MEBIBYTE = 1024 * 1024;
-const WASM_PAGE_BYTES = 64 * 1024;
 
 /** The learner-facing words for each limit, in one place. */
 export const STOP_REASONS = Object.freeze({
