@@ -9,11 +9,22 @@ use grader::{grade, Exercise, GradeOptions};
 use lock::LockVariant;
 
 fn main() {
-    let options = GradeOptions { seeds: 1_000, ..GradeOptions::default() };
+    let options = GradeOptions {
+        seeds: 1_000,
+        ..GradeOptions::default()
+    };
     bench_lock(&options);
     bench_cas(&options);
-    bench_traced(&grader::lease::LeaseExercise, &mut |case| grader::lease::run_rust(lease::LeaseVariant::Reference, case), &options);
-    bench_traced(&grader::fencing::FencingExercise, &mut |case| grader::fencing::run_rust(lease::FencingVariant::Reference, case), &options);
+    bench_traced(
+        &grader::lease::LeaseExercise,
+        &mut |case| grader::lease::run_rust(lease::LeaseVariant::Reference, case),
+        &options,
+    );
+    bench_traced(
+        &grader::fencing::FencingExercise,
+        &mut |case| grader::fencing::run_rust(lease::FencingVariant::Reference, case),
+        &options,
+    );
 }
 
 fn bench_lock(options: &GradeOptions) {
@@ -26,7 +37,11 @@ fn bench_lock(options: &GradeOptions) {
         &mut |case| {
             let execution = run_rust(LockVariant::Reference, case);
             runs += 1;
-            calls += execution.trace.iter().filter(|event| matches!(event.happening, sim::Happening::Invoke { .. })).count() as u64;
+            calls += execution
+                .trace
+                .iter()
+                .filter(|event| matches!(event.happening, sim::Happening::Invoke { .. }))
+                .count() as u64;
             execution
         },
         options,
@@ -76,7 +91,11 @@ fn bench_cas(options: &GradeOptions) {
 /// A suite whose runs go through the kernel (lease, fencing): schedules per
 /// second and store calls per second. Sleeps (including every unit of
 /// leader work) are not store calls and are not counted.
-fn bench_traced<E: Exercise>(exercise: &E, run: &mut dyn FnMut(&grader::Case<E::Workload>) -> grader::Execution, options: &GradeOptions) {
+fn bench_traced<E: Exercise>(
+    exercise: &E,
+    run: &mut dyn FnMut(&grader::Case<E::Workload>) -> grader::Execution,
+    options: &GradeOptions,
+) {
     let mut runs = 0u64;
     let mut calls = 0u64;
     let started = Instant::now();

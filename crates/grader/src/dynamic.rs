@@ -12,15 +12,17 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::cas::{CasExercise, CasRecording};
+use serde_json::{json, Value};
+
+use crate::cas::CasExercise;
 use crate::fencing::FencingExercise;
-use crate::grade::{case_from_token, grade, replay_token, Case, Exercise, Execution, GradeOptions};
+use crate::grade::{
+    case_from_token, grade, replay_token, Case, Execution, Exercise, GradeOptions, RANDOM_TEST,
+};
 use crate::lease::LeaseExercise;
 use crate::lock::LockExercise;
+use crate::registry::{ExerciseInfo, LabRun};
 use crate::report::{SuiteReport, Violation};
-
-/// The exercises a host may name, in the lesson's order.
-pub const EXERCISES: [&str; 4] = ["cas", "lock", "lease", "fencing"];
 
 /// Runs a case given as JSON; returns the host's answer (see the module
 /// docs), or a message when the host itself failed.
@@ -36,16 +38,52 @@ pub enum HostAnswer {
     Execution(Execution),
 }
 
-fn unknown(name: &str) -> String {
-    format!("there is no exercise named {name:?}; the exercises are {}", EXERCISES.join(", "))
+/// Every exercise, in the lesson's order: the registry's one list.
+pub static EXERCISE_LIST: &[&dyn HostedExercise] = &[
+    &CasExercise,
+    &LockExercise,
+    &LeaseExercise,
+    &FencingExercise,
+];
+
+/// The exercise called `name`, or a message listing the ones there are.
+pub fn exercise_named(name: &str) -> Result<&'static dyn HostedExercise, String> {
+    EXERCISE_LIST
+        .iter()
+        .copied()
+        .find(|exercise| exercise.info().name == name)
+        .ok_or_else(|| {
+            format!(
+                "there is no exercise named {name:?}; the exercises are {}",
+                crate::registry::names().join(", ")
+            )
+        })
 }
 
-/// An exercise plus how to read the host's answer for one of its cases.
-trait Hosted: Exercise {
-    fn execution_from_json(&self, case: &Case<Self::Workload>, json: &str) -> Result<Execution, String>;
+/// An exercise as a host sees it: its registry entry, its reference
+/// solution, and how to read the host's answer for one of its cases. Each
+/// exercise implements it beside its suite (`<exercise>/mod.rs`).
+pub trait Hosted: Exercise {
+    /// The registry's entry for this exercise.
+    fn info(&self) -> &'static ExerciseInfo;
+    /// The Rust reference solution's execution of a case.
+    fn reference_execution(&self, case: &Case<Self::Workload>) -> Execution;
+    /// What lab mode runs, if it runs this exercise.
+    fn lab_run(&self) -> Option<LabRun<Self::Workload>> {
+        None
+    }
+    fn execution_from_json(
+        &self,
+        case: &Case<Self::Workload>,
+        json: &str,
+    ) -> Result<Execution, String>;
 
     /// Simulated exercises take an execution as it is; `cas` overrides this.
-    fn execution_from_answer(&self, case: &Case<Self::Workload>, answer: HostAnswer) -> Result<Execution, String> {
+    fn execution_from_answer(
+        &self,
+        case: &Case<Self::Workload>,
+        answer: HostAnswer,
+    ) -> Result<Execution, String> {
         match answer {
             HostAnswer::Json(json) => self.execution_from_json(case, &json),
             HostAnswer::Execution(execution) => Ok(execution),
@@ -53,167 +91,188 @@ trait Hosted: Exercise {
     }
 }
 
-fn simulated_execution(json: &str) -> Result<Execution, String> {
-    serde_json::from_str(json).map_err(|error| format!("the runner answered with a malformed execution: {error}"))
+/// Reads a simulated exercise's answer: the execution of the simulation the
+/// host drove.
+pub fn simulated_execution(json: &str) -> Result<Execution, String> {
+    serde_json::from_str(json)
+        .map_err(|error| format!("the runner answered with a malformed execution: {error}"))
 }
 
-impl Hosted for LockExercise {
-    fn execution_from_json(&self, _: &Case<Self::Workload>, json: &str) -> Result<Execution, String> {
-        simulated_execution(json)
-    }
+/// A [`Hosted`] exercise behind JSON, so that one list can hold them all.
+pub trait HostedExercise: Sync {
+    fn info(&self) -> &'static ExerciseInfo;
+    /// Grades a submission; `run` executes one case.
+    fn grade_json(
+        &self,
+        options: &GradeOptions,
+        run: &mut RunJson<'_>,
+    ) -> Result<SuiteReport, String>;
+    /// The case a replay token stands for, as JSON.
+    fn case_json_from_token(&self, token: &str) -> Result<String, String>;
+    /// Checks the host's answer (JSON) for one case (JSON), for replays.
+    fn check_json(&self, case_json: &str, answer_json: &str) -> Result<Option<Violation>, String>;
+    /// The replay token of a case given as JSON.
+    fn token_of_case_json(&self, case_json: &str) -> Result<String, String>;
+    /// The Rust reference solution's execution of a case (JSON in and out).
+    fn reference_execution_json(&self, case_json: &str) -> Result<String, String>;
+    /// The execution the grader reads from a host's answer for a case.
+    fn execution_json_from_answer(
+        &self,
+        case_json: &str,
+        answer_json: &str,
+    ) -> Result<String, String>;
+    /// The most points a submission can score.
+    fn max_score(&self) -> u32;
+    /// The tests, in grading order: `{ id, title, points }`.
+    fn tests_json(&self) -> Value;
+    /// What lab mode runs (`{ processes, workload, durationMs }`), or null.
+    fn lab_run_json(&self) -> Value;
 }
 
-impl Hosted for LeaseExercise {
-    fn execution_from_json(&self, _: &Case<Self::Workload>, json: &str) -> Result<Execution, String> {
-        simulated_execution(json)
-    }
+fn parse_case<W: DeserializeOwned>(case_json: &str) -> Result<Case<W>, String> {
+    serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))
 }
 
-impl Hosted for FencingExercise {
-    fn execution_from_json(&self, _: &Case<Self::Workload>, json: &str) -> Result<Execution, String> {
-        simulated_execution(json)
-    }
-}
-
-impl Hosted for CasExercise {
-    fn execution_from_json(&self, case: &Case<Self::Workload>, json: &str) -> Result<Execution, String> {
-        let recording: CasRecording =
-            serde_json::from_str(json).map_err(|error| format!("the runner answered with a malformed recording: {error}"))?;
-        Ok(crate::cas::execution(&case.workload, &recording))
+impl<E> HostedExercise for E
+where
+    E: Hosted + Sync,
+    E::Workload: Serialize + DeserializeOwned,
+{
+    fn info(&self) -> &'static ExerciseInfo {
+        Hosted::info(self)
     }
 
-    fn execution_from_answer(&self, case: &Case<Self::Workload>, answer: HostAnswer) -> Result<Execution, String> {
-        match answer {
-            HostAnswer::Json(json) => self.execution_from_json(case, &json),
-            HostAnswer::Execution(_) => Err("the cas runner must answer with its recording as JSON, not with a simulation".into()),
+    fn grade_json(
+        &self,
+        options: &GradeOptions,
+        run: &mut RunJson<'_>,
+    ) -> Result<SuiteReport, String> {
+        // The first host failure stops grading: a broken host must not look like a failing submission.
+        let mut host_error: Option<String> = None;
+        let mut run_case = |case: &Case<E::Workload>| -> Execution {
+            if host_error.is_none() {
+                let outcome = serde_json::to_string(case)
+                    .map_err(|error| error.to_string())
+                    .and_then(|json| run(&json))
+                    .and_then(|answer| self.execution_from_answer(case, answer));
+                match outcome {
+                    Ok(execution) => return execution,
+                    Err(message) => host_error = Some(message),
+                }
+            }
+            Execution {
+                ending: sim::Ending::Stopped,
+                trace: Vec::new(),
+            }
+        };
+        let report = grade(self, &mut run_case, options);
+        match host_error {
+            Some(message) => Err(message),
+            None => Ok(report),
         }
     }
-}
 
-/// Calls `$body` with `$exercise` bound to the exercise named `$name`.
-macro_rules! with_exercise {
-    ($name:expr, $exercise:ident => $body:expr) => {
-        match $name {
-            "cas" => {
-                let $exercise = &CasExercise;
-                $body
-            }
-            "lock" => {
-                let $exercise = &LockExercise;
-                $body
-            }
-            "lease" => {
-                let $exercise = &LeaseExercise;
-                $body
-            }
-            "fencing" => {
-                let $exercise = &FencingExercise;
-                $body
-            }
-            other => Err(unknown(other)),
-        }
-    };
+    fn case_json_from_token(&self, token: &str) -> Result<String, String> {
+        let case = case_from_token(self, token)?;
+        serde_json::to_string(&case).map_err(|error| error.to_string())
+    }
+
+    fn check_json(&self, case_json: &str, answer_json: &str) -> Result<Option<Violation>, String> {
+        let case = parse_case(case_json)?;
+        let execution = self.execution_from_json(&case, answer_json)?;
+        Ok(crate::grade::verdict(self, &case, &execution))
+    }
+
+    fn token_of_case_json(&self, case_json: &str) -> Result<String, String> {
+        Ok(replay_token(self, &parse_case(case_json)?))
+    }
+
+    fn reference_execution_json(&self, case_json: &str) -> Result<String, String> {
+        let execution = self.reference_execution(&parse_case(case_json)?);
+        serde_json::to_string(&execution).map_err(|error| error.to_string())
+    }
+
+    fn execution_json_from_answer(
+        &self,
+        case_json: &str,
+        answer_json: &str,
+    ) -> Result<String, String> {
+        let execution = self.execution_from_json(&parse_case(case_json)?, answer_json)?;
+        serde_json::to_string(&execution).map_err(|error| error.to_string())
+    }
+
+    fn max_score(&self) -> u32 {
+        self.scenarios()
+            .iter()
+            .map(|scenario| scenario.points)
+            .sum::<u32>()
+            + self.random_points()
+    }
+
+    fn tests_json(&self) -> Value {
+        let mut tests: Vec<Value> = self
+            .scenarios()
+            .iter()
+            .map(|scenario| json!({ "id": scenario.id, "title": scenario.title, "points": scenario.points }))
+            .collect();
+        tests.push(
+            json!({ "id": RANDOM_TEST.0, "title": RANDOM_TEST.1, "points": self.random_points() }),
+        );
+        Value::Array(tests)
+    }
+
+    fn lab_run_json(&self) -> Value {
+        self.lab_run().map_or(Value::Null, |lab| {
+            serde_json::to_value(lab).expect("lab runs serialize")
+        })
+    }
 }
 
 /// Grades a submission of exercise `name`; `run` executes one case.
-pub fn grade_json(name: &str, options: &GradeOptions, run: &mut RunJson<'_>) -> Result<SuiteReport, String> {
-    with_exercise!(name, exercise => grade_with(exercise, options, run))
-}
-
-fn grade_with<E>(exercise: &E, options: &GradeOptions, run: &mut RunJson<'_>) -> Result<SuiteReport, String>
-where
-    E: Hosted,
-    E::Workload: Serialize + DeserializeOwned,
-{
-    // The first host failure stops grading: a broken host must not look like a failing submission.
-    let mut host_error: Option<String> = None;
-    let mut run_case = |case: &Case<E::Workload>| -> Execution {
-        if host_error.is_none() {
-            let outcome = serde_json::to_string(case)
-                .map_err(|error| error.to_string())
-                .and_then(|json| run(&json))
-                .and_then(|answer| exercise.execution_from_answer(case, answer));
-            match outcome {
-                Ok(execution) => return execution,
-                Err(message) => host_error = Some(message),
-            }
-        }
-        Execution { ending: sim::Ending::Stopped, trace: Vec::new() }
-    };
-    let report = grade(exercise, &mut run_case, options);
-    match host_error {
-        Some(message) => Err(message),
-        None => Ok(report),
-    }
+pub fn grade_json(
+    name: &str,
+    options: &GradeOptions,
+    run: &mut RunJson<'_>,
+) -> Result<SuiteReport, String> {
+    exercise_named(name)?.grade_json(options, run)
 }
 
 /// The case a replay token stands for, as JSON.
 pub fn case_json_from_token(name: &str, token: &str) -> Result<String, String> {
-    with_exercise!(name, exercise => {
-        let case = case_from_token(exercise, token)?;
-        serde_json::to_string(&case).map_err(|error| error.to_string())
-    })
+    exercise_named(name)?.case_json_from_token(token)
 }
 
 /// Checks the host's answer (JSON) for one case (JSON), for replays.
-pub fn check_json(name: &str, case_json: &str, answer_json: &str) -> Result<Option<Violation>, String> {
-    fn with<E: Hosted>(exercise: &E, case_json: &str, answer_json: &str) -> Result<Option<Violation>, String>
-    where
-        E::Workload: DeserializeOwned,
-    {
-        let case: Case<E::Workload> = serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))?;
-        let execution = exercise.execution_from_json(&case, answer_json)?;
-        Ok(crate::grade::verdict(exercise, &case, &execution))
-    }
-    with_exercise!(name, exercise => with(exercise, case_json, answer_json))
+pub fn check_json(
+    name: &str,
+    case_json: &str,
+    answer_json: &str,
+) -> Result<Option<Violation>, String> {
+    exercise_named(name)?.check_json(case_json, answer_json)
 }
 
 /// The replay token of a case given as JSON.
 pub fn token_of_case_json(name: &str, case_json: &str) -> Result<String, String> {
-    fn with<E: Exercise>(exercise: &E, case_json: &str) -> Result<String, String>
-    where
-        E::Workload: DeserializeOwned,
-    {
-        let case = serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))?;
-        Ok(replay_token(exercise, &case))
-    }
-    with_exercise!(name, exercise => with(exercise, case_json))
+    exercise_named(name)?.token_of_case_json(case_json)
 }
 
 /// The Rust reference solution's execution of a case (JSON in and out): the
 /// yardstick for the JavaScript harness, which must produce the very same
 /// trace when it runs the lesson's `solution.js`.
 pub fn reference_execution_json(name: &str, case_json: &str) -> Result<String, String> {
-    fn parse<W: DeserializeOwned>(case_json: &str) -> Result<Case<W>, String> {
-        serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))
-    }
-    let execution = match name {
-        "cas" => crate::cas::run_rust(crate::cas::CasVariant::Reference, &parse(case_json)?),
-        "lock" => crate::lock::run_rust(lock::LockVariant::Reference, &parse(case_json)?),
-        "lease" => crate::lease::run_rust(lease::LeaseVariant::Reference, &parse(case_json)?),
-        "fencing" => crate::fencing::run_rust(lease::FencingVariant::Reference, &parse(case_json)?),
-        other => return Err(unknown(other)),
-    };
-    serde_json::to_string(&execution).map_err(|error| error.to_string())
+    exercise_named(name)?.reference_execution_json(case_json)
 }
 
 /// The execution the grader reads from a host's answer for a case (JSON).
-pub fn execution_json_from_answer(name: &str, case_json: &str, answer_json: &str) -> Result<String, String> {
-    fn with<E: Hosted>(exercise: &E, case_json: &str, answer_json: &str) -> Result<String, String>
-    where
-        E::Workload: DeserializeOwned,
-    {
-        let case: Case<E::Workload> = serde_json::from_str(case_json).map_err(|error| format!("malformed case: {error}"))?;
-        let execution = exercise.execution_from_json(&case, answer_json)?;
-        serde_json::to_string(&execution).map_err(|error| error.to_string())
-    }
-    with_exercise!(name, exercise => with(exercise, case_json, answer_json))
+pub fn execution_json_from_answer(
+    name: &str,
+    case_json: &str,
+    answer_json: &str,
+) -> Result<String, String> {
+    exercise_named(name)?.execution_json_from_answer(case_json, answer_json)
 }
 
 /// The most points a submission of exercise `name` can score.
 pub fn max_score(name: &str) -> Result<u32, String> {
-    fn with<E: Exercise>(exercise: &E) -> Result<u32, String> {
-        Ok(exercise.scenarios().iter().map(|scenario| scenario.points).sum::<u32>() + exercise.random_points())
-    }
-    with_exercise!(name, exercise => with(exercise))
+    Ok(exercise_named(name)?.max_score())
 }

@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 use sim::{Ending, Plan, SimLimits, TraceEvent};
 
+use crate::registry::GRADER_VERSION;
 use crate::report::{Counterexample, Status, SuiteReport, TestReport, Violation};
 
 /// The invariant every exercise reports when the learner's code failed to run.
@@ -71,6 +72,9 @@ pub trait Exercise {
     fn remove_process(&self, workload: &Self::Workload, index: u32) -> Self::Workload;
 }
 
+/// The id and title of the random-schedules test, which every exercise has.
+pub const RANDOM_TEST: (&str, &str) = ("random", "random schedules");
+
 /// The invariant of a run the host stopped without saying why.
 pub const RUN_STOPPED: &str = "run-stopped";
 
@@ -79,7 +83,11 @@ pub const RUN_STOPPED: &str = "run-stopped";
 /// host (a limit the learner's code hit, or a checker that found a violation),
 /// so if no rule explains the stop, the run fails anyway: a stop can never
 /// pass silently, whoever it was blamed on.
-pub fn verdict<E: Exercise>(exercise: &E, case: &Case<E::Workload>, execution: &Execution) -> Option<Violation> {
+pub fn verdict<E: Exercise>(
+    exercise: &E,
+    case: &Case<E::Workload>,
+    execution: &Execution,
+) -> Option<Violation> {
     exercise.check(case, execution).or_else(|| {
         (execution.ending == Ending::Stopped).then(|| {
             let last = execution.trace.last();
@@ -106,23 +114,53 @@ pub struct GradeOptions {
 
 impl Default for GradeOptions {
     fn default() -> Self {
-        GradeOptions { first_seed: 1, seeds: 200, shrink_attempts_max: 400 }
+        GradeOptions {
+            first_seed: 1,
+            seeds: 200,
+            shrink_attempts_max: 400,
+        }
     }
 }
 
-/// Writes a case as one pasteable line: `exercise:scenario:workload:plan`.
+/// Writes a case as one pasteable line:
+/// `exercise@graderVersion:scenario:workload:plan`. The version is there
+/// because another grader may number its cases differently: a token is only
+/// ever replayed by the version that made it.
 pub fn replay_token<E: Exercise>(exercise: &E, case: &Case<E::Workload>) -> String {
-    format!("{}:{}:{}:{}", exercise.name(), case.scenario, case.workload.encode(), sim::token::encode(&case.plan))
+    format!(
+        "{}@{}:{}:{}:{}",
+        exercise.name(),
+        GRADER_VERSION,
+        case.scenario,
+        case.workload.encode(),
+        sim::token::encode(&case.plan)
+    )
 }
 
 /// Reads a replay token back into a case of `exercise`.
-pub fn case_from_token<E: Exercise>(exercise: &E, token: &str) -> Result<Case<E::Workload>, String> {
+pub fn case_from_token<E: Exercise>(
+    exercise: &E,
+    token: &str,
+) -> Result<Case<E::Workload>, String> {
     let parts: Vec<&str> = token.trim().splitn(4, ':').collect();
-    let [name, scenario, workload, plan] = parts[..] else {
-        return Err(format!("`{token}` is not a replay token: it has the form exercise:scenario:workload:plan"));
+    let [stamp, scenario, workload, plan] = parts[..] else {
+        return Err(format!("`{token}` is not a replay token: it has the form exercise@version:scenario:workload:plan"));
     };
+    let Some((name, version)) = stamp.split_once('@') else {
+        return Err(format!(
+            "this replay token was made by a leaselab grader older than {GRADER_VERSION} (it carries no version), which may number its cases differently; run the tests again to get a token for this version"
+        ));
+    };
+    if version != GRADER_VERSION {
+        return Err(format!(
+            "this replay token was made by leaselab's grader {version}, and this is grader {GRADER_VERSION}, which may number its cases differently; run the tests again to get a token for this version"
+        ));
+    }
     if name != exercise.name() {
-        return Err(format!("this replay token is for the {name} exercise, not {}", exercise.name()));
+        return Err(format!(
+            "this replay token is for the {name} exercise, not {}",
+            exercise.name()
+        ));
     }
     let limits = exercise
         .scenarios()
@@ -145,11 +183,25 @@ pub fn grade<E: Exercise>(
 ) -> SuiteReport {
     let mut tests = Vec::new();
     for scenario in exercise.scenarios() {
-        tests.push(grade_cases(exercise, run, options, scenario.title, scenario.points, std::iter::once(scenario.case)));
+        tests.push(grade_cases(
+            exercise,
+            run,
+            options,
+            scenario.title,
+            scenario.points,
+            std::iter::once(scenario.case),
+        ));
     }
     let seeds = options.first_seed..options.first_seed + u64::from(options.seeds);
     let random_cases = seeds.map(|seed| exercise.random_case(seed));
-    tests.push(grade_cases(exercise, run, options, "random schedules", exercise.random_points(), random_cases));
+    tests.push(grade_cases(
+        exercise,
+        run,
+        options,
+        RANDOM_TEST.1,
+        exercise.random_points(),
+        random_cases,
+    ));
     SuiteReport {
         exercise: exercise.name().to_string(),
         score: tests.iter().map(|test| test.score).sum(),
@@ -183,7 +235,15 @@ fn grade_cases<E: Exercise>(
             };
         }
     }
-    TestReport { name: name.to_string(), status: Status::Passed, score: points, max_score: points, message: String::new(), runs, counterexample: None }
+    TestReport {
+        name: name.to_string(),
+        status: Status::Passed,
+        score: points,
+        max_score: points,
+        message: String::new(),
+        runs,
+        counterexample: None,
+    }
 }
 
 /// Shrinks a failing case while it still breaks the same invariant.
@@ -209,14 +269,35 @@ pub fn minimize<E: Exercise>(
                 });
             }
         }
-        smaller.extend(exercise.shrink_workload(&case.workload).into_iter().map(|workload| Case { workload, ..case.clone() }));
-        smaller.extend(sim::shrink::plan_candidates(&case.plan).into_iter().map(|plan| Case { plan, ..case.clone() }));
+        smaller.extend(
+            exercise
+                .shrink_workload(&case.workload)
+                .into_iter()
+                .map(|workload| Case {
+                    workload,
+                    ..case.clone()
+                }),
+        );
+        smaller.extend(
+            sim::shrink::plan_candidates(&case.plan)
+                .into_iter()
+                .map(|plan| Case {
+                    plan,
+                    ..case.clone()
+                }),
+        );
         smaller
     };
     // A crash of the learner's code (a throw, an infinite loop, a memory
     // bomb) tells its story without a minimal schedule, and such runs are the
     // expensive ones: shrink them only a little.
-    let attempts_max = if invariant == NO_ERRORS { options.shrink_attempts_max.min(NO_ERRORS_SHRINK_ATTEMPTS_MAX) } else { options.shrink_attempts_max };
+    let attempts_max = if invariant == NO_ERRORS {
+        options
+            .shrink_attempts_max
+            .min(NO_ERRORS_SHRINK_ATTEMPTS_MAX)
+    } else {
+        options.shrink_attempts_max
+    };
     let shrunk = sim::shrink::shrink(case, attempts_max, candidates, |candidate| {
         let execution = run(candidate);
         match verdict(exercise, candidate, &execution) {

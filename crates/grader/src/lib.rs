@@ -7,14 +7,18 @@
 //! known-buggy variants, and the learner's JavaScript, and give the same
 //! verdicts for the same trace.
 
+pub mod cas;
 pub mod dynamic;
 pub mod fencing;
-pub mod cas;
 pub mod grade;
 pub mod lease;
 pub mod lock;
+pub mod registry;
 pub mod report;
+pub mod rules;
 pub mod timeline;
 
-pub use grade::{case_from_token, grade, replay_token, Case, Exercise, Execution, GradeOptions, Scenario};
+pub use grade::{
+    case_from_token, grade, replay_token, Case, Execution, Exercise, GradeOptions, Scenario,
+};
 pub use report::{Counterexample, Status, SuiteReport, TestReport, Violation};

@@ -6,7 +6,10 @@ use grader::{case_from_token, grade, Exercise, GradeOptions, Status, SuiteReport
 use lock::LockVariant;
 
 fn grade_variant(variant: LockVariant, seeds: u32) -> SuiteReport {
-    let options = GradeOptions { seeds, ..GradeOptions::default() };
+    let options = GradeOptions {
+        seeds,
+        ..GradeOptions::default()
+    };
     grade(&LockExercise, &mut |case| run_rust(variant, case), &options)
 }
 
@@ -14,7 +17,11 @@ fn explain(report: &SuiteReport) -> String {
     report
         .tests
         .iter()
-        .filter_map(|test| test.counterexample.as_ref().map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce))))
+        .filter_map(|test| {
+            test.counterexample
+                .as_ref()
+                .map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce)))
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -24,7 +31,11 @@ fn the_reference_passes_every_test_on_1000_seeds() {
     let report = grade_variant(LockVariant::Reference, 1_000);
     assert!(report.passed(), "{}", explain(&report));
     assert_eq!(report.score, report.max_score);
-    let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
+    let random = report
+        .tests
+        .iter()
+        .find(|test| test.name == "random schedules")
+        .unwrap();
     assert_eq!(random.runs, 1_000);
 }
 
@@ -48,28 +59,49 @@ fn every_buggy_variant_fails_on_its_own_invariant() {
         let invariants: Vec<&str> = report
             .tests
             .iter()
-            .filter_map(|test| test.counterexample.as_ref().map(|ce| ce.violation.invariant.as_str()))
+            .filter_map(|test| {
+                test.counterexample
+                    .as_ref()
+                    .map(|ce| ce.violation.invariant.as_str())
+            })
             .collect();
-        assert!(invariants.contains(&invariant), "{variant:?} failed {invariants:?}, expected {invariant}\n{}", explain(&report));
+        assert!(
+            invariants.contains(&invariant),
+            "{variant:?} failed {invariants:?}, expected {invariant}\n{}",
+            explain(&report)
+        );
     }
 }
 
 #[test]
 fn the_ttl_unlock_bug_story_is_told_in_one_line() {
     let report = grade_variant(LockVariant::UnlockWithoutVersion, 10);
-    let test = report.tests.iter().find(|test| test.name.starts_with("the TTL unlock bug")).unwrap();
+    let test = report
+        .tests
+        .iter()
+        .find(|test| test.name.starts_with("the TTL unlock bug"))
+        .unwrap();
     assert_eq!(test.status, Status::Failed);
     assert!(
-        test.message.starts_with("p1 unlocked a lock that p2 held since t="),
+        test.message
+            .starts_with("p1 unlocked a lock that p2 held since t="),
         "message: {}",
         test.message
     );
-    assert!(test.message.contains("its own lock had expired at t="), "message: {}", test.message);
+    assert!(
+        test.message.contains("its own lock had expired at t="),
+        "message: {}",
+        test.message
+    );
 }
 
 #[test]
 fn grading_is_deterministic_byte_for_byte() {
-    for variant in [LockVariant::Reference, LockVariant::UnlockWithoutVersion, LockVariant::SleepPolling] {
+    for variant in [
+        LockVariant::Reference,
+        LockVariant::UnlockWithoutVersion,
+        LockVariant::SleepPolling,
+    ] {
         let first = serde_json::to_string(&grade_variant(variant, 100)).unwrap();
         let second = serde_json::to_string(&grade_variant(variant, 100)).unwrap();
         assert_eq!(first, second, "{variant:?}");
@@ -80,12 +112,21 @@ fn grading_is_deterministic_byte_for_byte() {
 fn a_replay_token_reproduces_the_shrunk_failure_exactly() {
     for variant in LockVariant::BUGGY {
         let report = grade_variant(variant, 200);
-        for test in report.tests.iter().filter(|test| test.status == Status::Failed) {
+        for test in report
+            .tests
+            .iter()
+            .filter(|test| test.status == Status::Failed)
+        {
             let counterexample = test.counterexample.as_ref().unwrap();
             let case = case_from_token(&LockExercise, &counterexample.replay_token).unwrap();
             let execution = run_rust(variant, &case);
             // The report's trace ends at the violation; the replay goes on after it.
-            assert_eq!(execution.trace[..counterexample.trace.len()], counterexample.trace[..], "{variant:?} / {}", test.name);
+            assert_eq!(
+                execution.trace[..counterexample.trace.len()],
+                counterexample.trace[..],
+                "{variant:?} / {}",
+                test.name
+            );
             let violation = LockExercise.check(&case, &execution).unwrap();
             assert_eq!(violation, counterexample.violation);
         }
@@ -95,13 +136,36 @@ fn a_replay_token_reproduces_the_shrunk_failure_exactly() {
 #[test]
 fn random_failures_shrink_to_a_handful_of_events() {
     // Polling shows up in random schedules too; its first failing run is long.
-    let options = GradeOptions { seeds: 200, ..GradeOptions::default() };
+    let options = GradeOptions {
+        seeds: 200,
+        ..GradeOptions::default()
+    };
     let exercise = LockExercise;
-    let report = grade(&exercise, &mut |case| run_rust(LockVariant::WatchFromZero, case), &options);
-    let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
-    let counterexample = random.counterexample.as_ref().expect("the random schedules catch it");
-    assert!(counterexample.shrunk_from_events >= 40, "started from {} events", counterexample.shrunk_from_events);
-    assert!(counterexample.trace.len() <= 40, "shrunk to {} events:\n{}", counterexample.trace.len(), render_counterexample(counterexample));
+    let report = grade(
+        &exercise,
+        &mut |case| run_rust(LockVariant::WatchFromZero, case),
+        &options,
+    );
+    let random = report
+        .tests
+        .iter()
+        .find(|test| test.name == "random schedules")
+        .unwrap();
+    let counterexample = random
+        .counterexample
+        .as_ref()
+        .expect("the random schedules catch it");
+    assert!(
+        counterexample.shrunk_from_events >= 40,
+        "started from {} events",
+        counterexample.shrunk_from_events
+    );
+    assert!(
+        counterexample.trace.len() <= 40,
+        "shrunk to {} events:\n{}",
+        counterexample.trace.len(),
+        render_counterexample(counterexample)
+    );
 }
 
 #[test]
@@ -109,9 +173,19 @@ fn a_stopped_run_with_no_broken_rule_never_passes() {
     // A host that stops a run must say why; if no rule explains the stop, the
     // run fails anyway, whoever the stop was blamed on.
     let case = LockExercise.random_case(1);
-    let stopped = grader::Execution { ending: sim::Ending::Stopped, trace: Vec::new() };
-    let violation = grader::grade::verdict(&LockExercise, &case, &stopped).expect("a stopped run fails");
+    let stopped = grader::Execution {
+        ending: sim::Ending::Stopped,
+        trace: Vec::new(),
+    };
+    let violation =
+        grader::grade::verdict(&LockExercise, &case, &stopped).expect("a stopped run fails");
     assert_eq!(violation.invariant, grader::grade::RUN_STOPPED);
-    let finished = grader::Execution { ending: sim::Ending::AllFinished, trace: Vec::new() };
-    assert_eq!(grader::grade::verdict(&LockExercise, &case, &finished), None);
+    let finished = grader::Execution {
+        ending: sim::Ending::AllFinished,
+        trace: Vec::new(),
+    };
+    assert_eq!(
+        grader::grade::verdict(&LockExercise, &case, &finished),
+        None
+    );
 }

@@ -77,8 +77,13 @@ pub struct Finding {
 
 /// Compares a submission's answers (`answers[i]` for `ops[i]`; shorter if
 /// the run stopped, with `failure` saying why) against `kv`'s.
-pub fn check_answers(workload: &CasWorkload, answers: &[Reply], failure: Option<&str>) -> Option<Finding> {
-    let expected = expected_answers(workload).expect("workloads are checked when generated or decoded");
+pub fn check_answers(
+    workload: &CasWorkload,
+    answers: &[Reply],
+    failure: Option<&str>,
+) -> Option<Finding> {
+    let expected =
+        expected_answers(workload).expect("workloads are checked when generated or decoded");
     let mut checker = Checker::default();
     let mut now_ms = 0;
     for (index, op) in workload.ops.iter().enumerate() {
@@ -88,13 +93,20 @@ pub fn check_answers(workload: &CasWorkload, answers: &[Reply], failure: Option<
         }
         // The learner's call: versions resolved from the learner's answers.
         let call = concrete_call(&workload.ops, index, answers).ok().flatten();
-        let described = call.as_ref().map_or_else(|| "the next call".to_string(), Call::describe);
+        let described = call
+            .as_ref()
+            .map_or_else(|| "the next call".to_string(), Call::describe);
         let Some(actual) = answers.get(index) else {
             let message = match failure {
                 Some(failure) => format!("{described} at t={now_ms} ms failed: {failure}; the store must answer every call"),
                 None => format!("the run stopped before {described} at t={now_ms} ms; the store must answer every call"),
             };
-            return Some(Finding { op: index, invariant: NO_ERRORS, message, at_ms: now_ms });
+            return Some(Finding {
+                op: index,
+                invariant: NO_ERRORS,
+                message,
+                at_ms: now_ms,
+            });
         };
         let Some(call) = call else {
             // Earlier answers matched kv's, so they carry the versions asked for.
@@ -144,18 +156,31 @@ struct Live {
 #[derive(Clone, Debug)]
 enum Gone {
     Never,
-    Deleted { at_ms: u64, call: Call },
+    Deleted {
+        at_ms: u64,
+        call: Call,
+    },
     /// `acknowledged`: since the deadline, the learner's store has answered
     /// for the key as absent, so it does know that the key expired.
-    Expired { last: Rc<Write>, value: String, acknowledged: bool },
+    Expired {
+        last: Rc<Write>,
+        value: String,
+        acknowledged: bool,
+    },
 }
 
 impl Gone {
     fn why(&self) -> String {
         match self {
             Gone::Never => "it was never written".into(),
-            Gone::Deleted { at_ms, call } => format!("it was deleted at t={at_ms} ms by {}", call.describe()),
-            Gone::Expired { last, .. } => format!("it expired at t={} ms ({})", last.deadline_ms().unwrap_or_default(), last.by()),
+            Gone::Deleted { at_ms, call } => {
+                format!("it was deleted at t={at_ms} ms by {}", call.describe())
+            }
+            Gone::Expired { last, .. } => format!(
+                "it expired at t={} ms ({})",
+                last.deadline_ms().unwrap_or_default(),
+                last.by()
+            ),
         }
     }
 }
@@ -168,7 +193,10 @@ struct KeyFacts {
 
 impl Default for KeyFacts {
     fn default() -> Self {
-        KeyFacts { live: None, gone: Gone::Never }
+        KeyFacts {
+            live: None,
+            gone: Gone::Never,
+        }
     }
 }
 
@@ -190,7 +218,13 @@ struct Said<'a> {
 
 impl fmt::Display for Said<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at t={} ms returned {}", self.call.describe(), self.at_ms, answer_text(self.actual))
+        write!(
+            f,
+            "{} at t={} ms returned {}",
+            self.call.describe(),
+            self.at_ms,
+            answer_text(self.actual)
+        )
     }
 }
 
@@ -203,18 +237,39 @@ struct Must<'a> {
 impl Must<'_> {
     /// A `kv` record in the learner's numbering.
     fn learner_record(&self, record: &Record) -> Record {
-        let version = *self.version_of_revision.get(&record.version).expect("every kv write was answered by the learner too");
-        Record { version, ..record.clone() }
+        let version = *self
+            .version_of_revision
+            .get(&record.version)
+            .expect("every kv write was answered by the learner too");
+        Record {
+            version,
+            ..record.clone()
+        }
     }
 }
 
 impl fmt::Display for Must<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = match self.expected {
-            Reply::Get { record } => record_text(record.as_ref().map(|record| self.learner_record(record)).as_ref()),
-            Reply::Cas { ok: true, .. } => "{ ok: true, version: <a new version, greater than every one before> }".into(),
+            Reply::Get { record } => record_text(
+                record
+                    .as_ref()
+                    .map(|record| self.learner_record(record))
+                    .as_ref(),
+            ),
+            Reply::Cas { ok: true, .. } => {
+                "{ ok: true, version: <a new version, greater than every one before> }".into()
+            }
             Reply::Cas { current, .. } => {
-                format!("{{ ok: false, current: {} }}", record_text(current.as_ref().map(|record| self.learner_record(record)).as_ref()))
+                format!(
+                    "{{ ok: false, current: {} }}",
+                    record_text(
+                        current
+                            .as_ref()
+                            .map(|record| self.learner_record(record))
+                            .as_ref()
+                    )
+                )
             }
             other => other.describe(),
         };
@@ -224,17 +279,29 @@ impl fmt::Display for Must<'_> {
 
 impl At<'_> {
     fn finding(&self, invariant: &'static str, message: String) -> Option<Finding> {
-        Some(Finding { op: self.index, invariant, message, at_ms: self.at_ms })
+        Some(Finding {
+            op: self.index,
+            invariant,
+            message,
+            at_ms: self.at_ms,
+        })
     }
 }
 
 fn record_text(record: Option<&Record>) -> String {
-    Reply::Get { record: record.cloned() }.describe()
+    Reply::Get {
+        record: record.cloned(),
+    }
+    .describe()
 }
 
 fn answer_text(answer: &Reply) -> String {
     match answer {
-        Reply::Cas { ok: true, version: None, .. } => "{ ok: true } without a version".into(),
+        Reply::Cas {
+            ok: true,
+            version: None,
+            ..
+        } => "{ ok: true } without a version".into(),
         Reply::Slept => "nothing".into(),
         other => other.describe(),
     }
@@ -265,16 +332,26 @@ impl Checker {
     }
 
     fn gone(&self, key: &str) -> Gone {
-        self.keys.get(key).map_or(Gone::Never, |facts| facts.gone.clone())
+        self.keys
+            .get(key)
+            .map_or(Gone::Never, |facts| facts.gone.clone())
     }
 
     /// A key whose deadline has come is gone, exactly as in `kv`.
     fn expire(&mut self, key: &str, now_ms: u64) {
         let facts = self.facts(key);
-        let due = facts.live.as_ref().and_then(|live| live.last.deadline_ms()).is_some_and(|deadline_ms| deadline_ms <= now_ms);
+        let due = facts
+            .live
+            .as_ref()
+            .and_then(|live| live.last.deadline_ms())
+            .is_some_and(|deadline_ms| deadline_ms <= now_ms);
         if due {
             let live = facts.live.take().expect("due keys are live");
-            facts.gone = Gone::Expired { last: live.last, value: live.record.value, acknowledged: false };
+            facts.gone = Gone::Expired {
+                last: live.last,
+                value: live.record.value,
+                acknowledged: false,
+            };
         }
     }
 
@@ -282,38 +359,97 @@ impl Checker {
     /// reads; if not, the grader itself is wrong.
     fn assert_agrees_with_kv(&self, key: &str, kv_record: Option<&Record>) {
         let live = self.live(key);
-        assert_eq!(kv_record.is_some(), live.is_some(), "kv and the cas checker disagree on whether {key:?} is there");
+        assert_eq!(
+            kv_record.is_some(),
+            live.is_some(),
+            "kv and the cas checker disagree on whether {key:?} is there"
+        );
         if let (Some(kv_record), Some(live)) = (kv_record, live) {
-            assert_eq!((&kv_record.value, kv_record.key_version, kv_record.version), (&live.record.value, live.record.key_version, live.revision));
+            assert_eq!(
+                (&kv_record.value, kv_record.key_version, kv_record.version),
+                (&live.record.value, live.record.key_version, live.revision)
+            );
         }
     }
 
-    fn step(&mut self, index: usize, now_ms: u64, op: &CasOp, call: &Call, expected: &Reply, actual: &Reply) -> Option<Finding> {
+    fn step(
+        &mut self,
+        index: usize,
+        now_ms: u64,
+        op: &CasOp,
+        call: &Call,
+        expected: &Reply,
+        actual: &Reply,
+    ) -> Option<Finding> {
         let key = op.key().expect("advances are not checked");
         self.expire(key, now_ms);
-        let at = At { index, at_ms: now_ms, call, said: Said { call, at_ms: now_ms, actual } };
-        let must = Must { version_of_revision: &self.version_of_revision, expected };
+        let at = At {
+            index,
+            at_ms: now_ms,
+            call,
+            said: Said {
+                call,
+                at_ms: now_ms,
+                actual,
+            },
+        };
+        let must = Must {
+            version_of_revision: &self.version_of_revision,
+            expected,
+        };
         let finding = match (call, expected, actual) {
             (Call::Get { .. }, Reply::Get { record: expected }, Reply::Get { record: actual }) => {
                 self.assert_agrees_with_kv(key, expected.as_ref());
                 self.compare_record(&at, key, actual.as_ref(), false, &must)
             }
-            (Call::Cas { current_value, version, .. }, Reply::Cas { ok: expected_ok, current: expected_current, .. }, Reply::Cas { ok, version: new_version, current }) => {
+            (
+                Call::Cas {
+                    current_value,
+                    version,
+                    ..
+                },
+                Reply::Cas {
+                    ok: expected_ok,
+                    current: expected_current,
+                    ..
+                },
+                Reply::Cas {
+                    ok,
+                    version: new_version,
+                    current,
+                },
+            ) => {
                 if !expected_ok {
                     self.assert_agrees_with_kv(key, expected_current.as_ref());
                 }
-                self.check_cas(&at, key, current_value.as_deref(), *version, *expected_ok, (*ok, *new_version, current.as_ref()), &must)
+                self.check_cas(
+                    &at,
+                    key,
+                    current_value.as_deref(),
+                    *version,
+                    *expected_ok,
+                    (*ok, *new_version, current.as_ref()),
+                    &must,
+                )
             }
-            (Call::Delete { version, .. }, Reply::Delete { ok: expected_ok }, Reply::Delete { ok }) => {
-                self.check_delete(&at, key, *version, *expected_ok, *ok, &must)
-            }
+            (
+                Call::Delete { version, .. },
+                Reply::Delete { ok: expected_ok },
+                Reply::Delete { ok },
+            ) => self.check_delete(&at, key, *version, *expected_ok, *ok, &must),
             _ => {
                 let method = match call {
                     Call::Get { .. } => "get",
                     Call::Cas { .. } => "compareAndSwap",
                     _ => "delete",
                 };
-                at.finding(ANSWER_SHAPE, format!("{}, which is not an answer that {method} gives; {must}", at.said))
+                at.finding(
+                    ANSWER_SHAPE,
+                    format!(
+                        "{}, which is not an answer that {method} gives; {must}",
+                        at.said
+                    ),
+                )
             }
         };
         if finding.is_some() {
@@ -325,7 +461,13 @@ impl Checker {
 
     /// The learner shows the key there (`true`) or not, against the truth:
     /// a TTL explains the difference, if anything does.
-    fn presence_cause(&self, at: &At, key: &str, learner_sees_key: bool, must: &Must) -> Option<Finding> {
+    fn presence_cause(
+        &self,
+        at: &At,
+        key: &str,
+        learner_sees_key: bool,
+        must: &Must,
+    ) -> Option<Finding> {
         match (learner_sees_key, self.live(key)) {
             (true, None) => match self.gone(key) {
                 Gone::Expired { last, .. } => at.finding(
@@ -373,20 +515,50 @@ impl Checker {
 
     /// A record the learner showed (from `get`, or as a failed write's
     /// `current`) against the key's true state.
-    fn compare_record(&self, at: &At, key: &str, actual: Option<&Record>, in_failed_cas: bool, must: &Must) -> Option<Finding> {
+    fn compare_record(
+        &self,
+        at: &At,
+        key: &str,
+        actual: Option<&Record>,
+        in_failed_cas: bool,
+        must: &Must,
+    ) -> Option<Finding> {
         let live = self.live(key);
         match (live, actual) {
             (None, None) => None,
-            (None, Some(_)) => self
-                .presence_cause(at, key, true, must)
-                .or_else(|| at.finding(READ_STATE, format!("{} but the key is absent: {}; {must}", at.said, self.gone(key).why()))),
+            (None, Some(_)) => self.presence_cause(at, key, true, must).or_else(|| {
+                at.finding(
+                    READ_STATE,
+                    format!(
+                        "{} but the key is absent: {}; {must}",
+                        at.said,
+                        self.gone(key).why()
+                    ),
+                )
+            }),
             (Some(live), None) => self.presence_cause(at, key, false, must).or_else(|| {
-                at.finding(READ_STATE, format!("{} but the key holds {} ({}); {must}", at.said, record_text(Some(&live.record)), live.last.by()))
+                at.finding(
+                    READ_STATE,
+                    format!(
+                        "{} but the key holds {} ({}); {must}",
+                        at.said,
+                        record_text(Some(&live.record)),
+                        live.last.by()
+                    ),
+                )
             }),
             (Some(live), Some(actual)) => {
                 let want = &live.record;
                 if actual.value != want.value {
-                    return at.finding(READ_STATE, format!("{} but the key holds {:?} ({}); {must}", at.said, want.value, live.last.by()));
+                    return at.finding(
+                        READ_STATE,
+                        format!(
+                            "{} but the key holds {:?} ({}); {must}",
+                            at.said,
+                            want.value,
+                            live.last.by()
+                        ),
+                    );
                 }
                 if actual.version == want.version && actual.key_version == want.key_version {
                     return None;
@@ -395,12 +567,20 @@ impl Checker {
                 // the work of a failed compareAndSwap; a wrong keyVersion alone
                 // was wrong before it.
                 let failed = if in_failed_cas {
-                    Some(Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: None })
+                    Some(Write {
+                        at_ms: at.at_ms,
+                        call: at.call.clone(),
+                        ttl_ms: None,
+                    })
                 } else {
                     live.failed_since.clone()
                 };
                 if let (Some(failed), true) = (failed, actual.version != want.version) {
-                    let which = if in_failed_cas { "this compareAndSwap".to_string() } else { format!("{} at t={} ms", failed.call.describe(), failed.at_ms) };
+                    let which = if in_failed_cas {
+                        "this compareAndSwap".to_string()
+                    } else {
+                        format!("{} at t={} ms", failed.call.describe(), failed.at_ms)
+                    };
                     return at.finding(
                         FAILED_CAS_CHANGES_NOTHING,
                         format!(
@@ -413,9 +593,18 @@ impl Checker {
                 }
                 if actual.key_version != want.key_version {
                     let story = if want.key_version == 1 {
-                        format!("this life of the key began with {} at t={} ms", live.last.call.describe(), live.last.at_ms)
+                        format!(
+                            "this life of the key began with {} at t={} ms",
+                            live.last.call.describe(),
+                            live.last.at_ms
+                        )
                     } else {
-                        format!("this life of the key has had {} writes, the last {} at t={} ms", want.key_version, live.last.call.describe(), live.last.at_ms)
+                        format!(
+                            "this life of the key has had {} writes, the last {} at t={} ms",
+                            want.key_version,
+                            live.last.call.describe(),
+                            live.last.at_ms
+                        )
                     };
                     return at.finding(
                         KEY_VERSION,
@@ -538,7 +727,15 @@ impl Checker {
         }
     }
 
-    fn check_delete(&self, at: &At, key: &str, version: Option<u64>, expected_ok: bool, ok: bool, must: &Must) -> Option<Finding> {
+    fn check_delete(
+        &self,
+        at: &At,
+        key: &str,
+        version: Option<u64>,
+        expected_ok: bool,
+        ok: bool,
+        must: &Must,
+    ) -> Option<Finding> {
         if expected_ok == ok {
             return None;
         }
@@ -602,13 +799,36 @@ impl Checker {
         // Any matching answer for an expired key, but a versioned delete's
         // `false` (which may mean "wrong version"), shows the store knows it is gone.
         if let Gone::Expired { acknowledged, .. } = &mut self.facts(key).gone {
-            if !matches!(call, Call::Delete { version: Some(_), .. }) {
+            if !matches!(
+                call,
+                Call::Delete {
+                    version: Some(_),
+                    ..
+                }
+            ) {
                 *acknowledged = true;
             }
         }
         match (call, expected, actual) {
-            (Call::Cas { next_value, ttl_ms, .. }, Reply::Cas { ok: true, version: Some(revision), .. }, Reply::Cas { version: Some(version), .. }) => {
-                let write = Rc::new(Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: *ttl_ms });
+            (
+                Call::Cas {
+                    next_value, ttl_ms, ..
+                },
+                Reply::Cas {
+                    ok: true,
+                    version: Some(revision),
+                    ..
+                },
+                Reply::Cas {
+                    version: Some(version),
+                    ..
+                },
+            ) => {
+                let write = Rc::new(Write {
+                    at_ms: at.at_ms,
+                    call: at.call.clone(),
+                    ttl_ms: *ttl_ms,
+                });
                 self.version_of_revision.insert(*revision, *version);
                 self.writes_by_version.insert(*version, write.clone());
                 self.newest = Some((*version, write.clone()));
@@ -616,12 +836,20 @@ impl Checker {
                 let previous = facts.live.take();
                 let cleared_ttl = match (&write.ttl_ms, &previous) {
                     (Some(_), _) | (None, None) => None,
-                    (None, Some(previous)) if previous.last.ttl_ms.is_some() => Some(previous.last.clone()),
+                    (None, Some(previous)) if previous.last.ttl_ms.is_some() => {
+                        Some(previous.last.clone())
+                    }
                     (None, Some(previous)) => previous.cleared_ttl.clone(),
                 };
-                let key_version = previous.as_ref().map_or(1, |previous| previous.record.key_version + 1);
+                let key_version = previous
+                    .as_ref()
+                    .map_or(1, |previous| previous.record.key_version + 1);
                 facts.live = Some(Live {
-                    record: Record { value: next_value.clone(), version: *version, key_version },
+                    record: Record {
+                        value: next_value.clone(),
+                        version: *version,
+                        key_version,
+                    },
                     revision: *revision,
                     last: write,
                     cleared_ttl,
@@ -630,14 +858,24 @@ impl Checker {
             }
             (Call::Cas { .. }, Reply::Cas { ok: false, .. }, _) => {
                 if let Some(live) = self.facts(key).live.as_mut() {
-                    live.failed_since = Some(Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: None });
+                    live.failed_since = Some(Write {
+                        at_ms: at.at_ms,
+                        call: at.call.clone(),
+                        ttl_ms: None,
+                    });
                 }
             }
             (Call::Delete { .. }, Reply::Delete { ok: true }, _) => {
                 let facts = self.facts(key);
-                assert!(facts.live.is_some(), "kv deleted {key:?}, which the cas checker has as absent");
+                assert!(
+                    facts.live.is_some(),
+                    "kv deleted {key:?}, which the cas checker has as absent"
+                );
                 facts.live = None;
-                facts.gone = Gone::Deleted { at_ms: at.at_ms, call: at.call.clone() };
+                facts.gone = Gone::Deleted {
+                    at_ms: at.at_ms,
+                    call: at.call.clone(),
+                };
             }
             _ => {}
         }

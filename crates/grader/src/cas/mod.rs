@@ -56,6 +56,7 @@
 pub mod answers;
 pub mod check;
 pub mod generate;
+mod rules;
 pub mod run;
 pub mod store;
 pub mod workload;
@@ -68,51 +69,102 @@ pub use run::{execution, record, replay_answers, run_rust, CasRecording, Console
 pub use store::{CasAnswer, CasOptions, CasStoreApi, CasVariant, Clock, VariantStore};
 pub use workload::{CasOp, CasWorkload};
 
-use crate::grade::{Case, Exercise, Execution, Scenario, WorkloadText};
+use crate::dynamic::HostAnswer;
+use crate::grade::{Case, Execution, Exercise, Scenario, WorkloadText};
+use crate::registry::{Drive, ExerciseInfo};
 use crate::report::Violation;
+pub use rules::RULES;
 
 pub struct CasExercise;
 
 fn case(scenario: &str, seed: u64, ops: &str) -> Case<CasWorkload> {
-    let workload = CasWorkload::decode(ops).unwrap_or_else(|error| panic!("scenario {scenario}: {error}"));
-    Case { scenario: scenario.into(), plan: Plan::calm(seed, 1), workload, limits: SimLimits::default() }
+    let workload =
+        CasWorkload::decode(ops).unwrap_or_else(|error| panic!("scenario {scenario}: {error}"));
+    Case {
+        scenario: scenario.into(),
+        plan: Plan::calm(seed, 1),
+        workload,
+        limits: SimLimits::default(),
+    }
 }
 
 /// The named scenarios: id, title, operations (see [`WorkloadText`] for
 /// [`CasWorkload`]; `@n` takes the version from answer `n`).
 const SCENARIOS: [(&str, &str, &str); 9] = [
-    ("create-when-absent", "create only when absent", "ca=p1/~,ca=p2/~,ga,cb=p2/~,gb,ca=p3/p1,ga"),
-    ("missing-key-value", "a value compare on a missing key fails", "ca=y/x,ga,ca=y/,ga,ca=x/~,da,ca=y/x,ga"),
+    (
+        "create-when-absent",
+        "create only when absent",
+        "ca=p1/~,ca=p2/~,ga,cb=p2/~,gb,ca=p3/p1,ga",
+    ),
+    (
+        "missing-key-value",
+        "a value compare on a missing key fails",
+        "ca=y/x,ga,ca=y/,ga,ca=x/~,da,ca=y/x,ga",
+    ),
     (
         "versions-never-repeat",
         "versions never repeat, across keys and after expiry",
         "ca=p1/~+1000,t1000,ga,ca=p2/~,ga,da,ca=p3/~,cb=p1/~,gb,ga",
     ),
-    ("ttl-deadline", "a TTL runs out exactly at its deadline", "ca=x/~+1000,t999,ga,t1,ca=y/~,ga,cb=x/~+500,t500,gb,cb=z/x,db"),
-    ("rewrite-clears-ttl", "a rewrite without ttlMs clears the TTL", "ca=x/~+1000,t600,ca=y/x,t600,ga,t100000,ga,ca=z/y+300,t300,ga"),
-    ("versioned-cas", "compareAndSwap with a version", "ca=x/~,ga,ca=y/x@1,ca=z/y@1,ga,ca=z/y@2,cb=w/~@4,gb,ga"),
-    ("versioned-delete", "versioned delete removes only that version", "ca=x/~,ca=y/x,da@0,ga,da@1,ga,da,cb=x/~+500,t500,db"),
-    ("failed-cas-changes-nothing", "a failed compareAndSwap changes nothing", "ca=x/~,ca=y/z,ga,ca=y/~,ga,ca=y/x@0,ga"),
-    ("key-version", "keyVersion counts writes and restarts at 1", "ca=x/~,ca=y/x,ga,da,ca=z/~,ga,ca=w/z+100,t100,ca=v/~,ga"),
+    (
+        "ttl-deadline",
+        "a TTL runs out exactly at its deadline",
+        "ca=x/~+1000,t999,ga,t1,ca=y/~,ga,cb=x/~+500,t500,gb,cb=z/x,db",
+    ),
+    (
+        "rewrite-clears-ttl",
+        "a rewrite without ttlMs clears the TTL",
+        "ca=x/~+1000,t600,ca=y/x,t600,ga,t100000,ga,ca=z/y+300,t300,ga",
+    ),
+    (
+        "versioned-cas",
+        "compareAndSwap with a version",
+        "ca=x/~,ga,ca=y/x@1,ca=z/y@1,ga,ca=z/y@2,cb=w/~@4,gb,ga",
+    ),
+    (
+        "versioned-delete",
+        "versioned delete removes only that version",
+        "ca=x/~,ca=y/x,da@0,ga,da@1,ga,da,cb=x/~+500,t500,db",
+    ),
+    (
+        "failed-cas-changes-nothing",
+        "a failed compareAndSwap changes nothing",
+        "ca=x/~,ca=y/z,ga,ca=y/~,ga,ca=y/x@0,ga",
+    ),
+    (
+        "key-version",
+        "keyVersion counts writes and restarts at 1",
+        "ca=x/~,ca=y/x,ga,da,ca=z/~,ga,ca=w/z+100,t100,ca=v/~,ga",
+    ),
 ];
 
 impl Exercise for CasExercise {
     type Workload = CasWorkload;
 
     fn name(&self) -> &'static str {
-        "cas"
+        INFO.name
     }
 
     fn scenarios(&self) -> Vec<Scenario<CasWorkload>> {
         SCENARIOS
             .iter()
             .zip(1u64..)
-            .map(|((id, title, ops), seed)| Scenario { id, title, points: 1, case: case(id, seed, ops) })
+            .map(|((id, title, ops), seed)| Scenario {
+                id,
+                title,
+                points: 1,
+                case: case(id, seed, ops),
+            })
             .collect()
     }
 
     fn random_case(&self, seed: u64) -> Case<CasWorkload> {
-        Case { scenario: "random".into(), plan: Plan::calm(seed, 1), workload: generate::random_workload(seed), limits: SimLimits::default() }
+        Case {
+            scenario: "random".into(),
+            plan: Plan::calm(seed, 1),
+            workload: generate::random_workload(seed),
+            limits: SimLimits::default(),
+        }
     }
 
     fn random_points(&self) -> u32 {
@@ -121,14 +173,28 @@ impl Exercise for CasExercise {
 
     fn check(&self, case: &Case<CasWorkload>, execution: &Execution) -> Option<Violation> {
         let replayed = replay_answers(&case.workload, &execution.trace);
-        let finding = check_answers(&case.workload, &replayed.answers, replayed.failure.as_deref())?;
+        let finding = check_answers(
+            &case.workload,
+            &replayed.answers,
+            replayed.failure.as_deref(),
+        )?;
         let trace_index = replayed.trace_index.get(finding.op).copied().flatten();
-        Some(Violation::new(finding.invariant, finding.message, trace_index, finding.at_ms, Some(0)))
+        Some(Violation::new(
+            finding.invariant,
+            finding.message,
+            trace_index,
+            finding.at_ms,
+            Some(0),
+        ))
     }
 
     /// Shorter sequences whose versions still resolve.
     fn shrink_workload(&self, workload: &CasWorkload) -> Vec<CasWorkload> {
-        workload.smaller().into_iter().filter(|candidate| expected_answers(candidate).is_ok()).collect()
+        workload
+            .smaller()
+            .into_iter()
+            .filter(|candidate| expected_answers(candidate).is_ok())
+            .collect()
     }
 
     /// One process only: nothing to remove.
@@ -136,3 +202,50 @@ impl Exercise for CasExercise {
         workload.clone()
     }
 }
+
+impl crate::dynamic::Hosted for CasExercise {
+    fn info(&self) -> &'static ExerciseInfo {
+        &INFO
+    }
+
+    fn reference_execution(&self, case: &Case<CasWorkload>) -> Execution {
+        run_rust(CasVariant::Reference, case)
+    }
+
+    /// The host answers with the recording of the learner's store, turned
+    /// into an execution exactly as for a Rust store.
+    fn execution_from_json(
+        &self,
+        case: &Case<CasWorkload>,
+        json: &str,
+    ) -> Result<Execution, String> {
+        let recording: CasRecording = serde_json::from_str(json)
+            .map_err(|error| format!("the runner answered with a malformed recording: {error}"))?;
+        Ok(execution(&case.workload, &recording))
+    }
+
+    fn execution_from_answer(
+        &self,
+        case: &Case<CasWorkload>,
+        answer: HostAnswer,
+    ) -> Result<Execution, String> {
+        match answer {
+            HostAnswer::Json(json) => self.execution_from_json(case, &json),
+            HostAnswer::Execution(_) => Err(
+                "the cas runner must answer with its recording as JSON, not with a simulation"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// The cas exercise's registry entry.
+pub static INFO: ExerciseInfo = ExerciseInfo {
+    name: "cas",
+    file: "cas.js",
+    exports: &["createStore"],
+    drive: Drive::Store,
+    key: None,
+    lab: None,
+    rules: rules::RULES,
+};

@@ -62,7 +62,13 @@ pub trait CasStoreApi {
     fn get(&mut self, key: &str) -> Option<Record>;
     /// `compareAndSwap(key, nextValue, currentValue, { version, ttlMs })`;
     /// `current_value: None` expects the key to be absent.
-    fn compare_and_swap(&mut self, key: &str, next_value: &str, current_value: Option<&str>, options: CasOptions) -> CasAnswer;
+    fn compare_and_swap(
+        &mut self,
+        key: &str,
+        next_value: &str,
+        current_value: Option<&str>,
+        options: CasOptions,
+    ) -> CasAnswer;
     /// `delete(key, { version })`: true if it removed the key.
     fn delete(&mut self, key: &str, version: Option<u64>) -> bool;
 }
@@ -126,7 +132,14 @@ impl CasVariant {
             CasVariant::SparseVersions => (97, 3),
             _ => (0, 1),
         };
-        VariantStore { variant: self, clock, records: BTreeMap::new(), last_version, version_step, writes_ever: BTreeMap::new() }
+        VariantStore {
+            variant: self,
+            clock,
+            records: BTreeMap::new(),
+            last_version,
+            version_step,
+            writes_ever: BTreeMap::new(),
+        }
     }
 }
 
@@ -141,7 +154,11 @@ struct Stored {
 
 impl Stored {
     fn record(&self) -> Record {
-        Record { value: self.value.clone(), version: self.version, key_version: self.key_version }
+        Record {
+            value: self.value.clone(),
+            version: self.version,
+            key_version: self.key_version,
+        }
     }
 }
 
@@ -193,19 +210,37 @@ impl CasStoreApi for VariantStore {
         self.read_live(key).map(|record| record.record())
     }
 
-    fn compare_and_swap(&mut self, key: &str, next_value: &str, current_value: Option<&str>, options: CasOptions) -> CasAnswer {
+    fn compare_and_swap(
+        &mut self,
+        key: &str,
+        next_value: &str,
+        current_value: Option<&str>,
+        options: CasOptions,
+    ) -> CasAnswer {
         if let Some(ttl_ms) = options.ttl_ms {
-            assert!(ttl_ms >= 1, "ttlMs must be a positive integer, got {ttl_ms}");
+            assert!(
+                ttl_ms >= 1,
+                "ttlMs must be a positive integer, got {ttl_ms}"
+            );
         }
-        let current = if self.is(CasVariant::CasIgnoresExpiry) { self.records.get(key).cloned() } else { self.read_live(key) };
-        let ignores_version = self.is(CasVariant::VersionCompareIgnored) || self.is(CasVariant::Starter);
+        let current = if self.is(CasVariant::CasIgnoresExpiry) {
+            self.records.get(key).cloned()
+        } else {
+            self.read_live(key)
+        };
+        let ignores_version =
+            self.is(CasVariant::VersionCompareIgnored) || self.is(CasVariant::Starter);
         let matches = match (current_value, &current) {
             // Expect absent; a version compare cannot hold on a key that is not there.
             (None, None) => options.version.is_none() || ignores_version,
             (None, Some(_)) => self.is(CasVariant::CreateOverwrites),
             (Some(_), None) => self.is(CasVariant::MissingKeyMatchesValue),
             (Some(expected), Some(current)) => {
-                current.value == expected && (ignores_version || options.version.is_none_or(|version| version == current.version))
+                current.value == expected
+                    && (ignores_version
+                        || options
+                            .version
+                            .is_none_or(|version| version == current.version))
             }
         };
         if !matches {
@@ -213,13 +248,19 @@ impl CasStoreApi for VariantStore {
                 // Legal too: a number used up by nobody is never seen.
                 self.next_version();
             }
-            if let (true, Some(mut bumped)) = (self.is(CasVariant::FailedCasBumpsVersion), current.clone()) {
+            if let (true, Some(mut bumped)) =
+                (self.is(CasVariant::FailedCasBumpsVersion), current.clone())
+            {
                 bumped.version = self.next_version();
                 bumped.key_version += 1;
                 self.records.insert(key.to_string(), bumped.clone());
-                return CasAnswer::Mismatch { current: Some(bumped.record()) };
+                return CasAnswer::Mismatch {
+                    current: Some(bumped.record()),
+                };
             }
-            return CasAnswer::Mismatch { current: current.map(|current| current.record()) };
+            return CasAnswer::Mismatch {
+                current: current.map(|current| current.record()),
+            };
         }
 
         let key_version = match &current {
@@ -231,19 +272,36 @@ impl CasStoreApi for VariantStore {
             Some(current) => current.key_version + 1,
             None => 1,
         };
-        let version = if self.is(CasVariant::PerKeyVersions) || self.is(CasVariant::Starter) { key_version } else { self.next_version() };
+        let version = if self.is(CasVariant::PerKeyVersions) || self.is(CasVariant::Starter) {
+            key_version
+        } else {
+            self.next_version()
+        };
         let expires_at_ms = match options.ttl_ms {
             Some(ttl_ms) => Some(self.clock.now_ms() + ttl_ms),
-            None if self.is(CasVariant::RewriteKeepsTtl) => current.and_then(|current| current.expires_at_ms),
+            None if self.is(CasVariant::RewriteKeepsTtl) => {
+                current.and_then(|current| current.expires_at_ms)
+            }
             None => None,
         };
-        self.records.insert(key.to_string(), Stored { value: next_value.to_string(), version, key_version, expires_at_ms });
+        self.records.insert(
+            key.to_string(),
+            Stored {
+                value: next_value.to_string(),
+                version,
+                key_version,
+                expires_at_ms,
+            },
+        );
         CasAnswer::Swapped { version }
     }
 
     fn delete(&mut self, key: &str, version: Option<u64>) -> bool {
-        let Some(current) = self.read_live(key) else { return false };
-        let ignores_version = self.is(CasVariant::DeleteIgnoresVersion) || self.is(CasVariant::Starter);
+        let Some(current) = self.read_live(key) else {
+            return false;
+        };
+        let ignores_version =
+            self.is(CasVariant::DeleteIgnoresVersion) || self.is(CasVariant::Starter);
         if !ignores_version && version.is_some_and(|version| version != current.version) {
             return false;
         }
@@ -265,15 +323,37 @@ mod tests {
     fn the_readme_example() {
         let clock = Clock::new();
         let mut store = CasVariant::Reference.create(clock.clone());
-        let ttl = CasOptions { ttl_ms: Some(1000), ..CasOptions::default() };
-        assert_eq!(store.compare_and_swap("lock", "p1", None, ttl), CasAnswer::Swapped { version: 1 });
+        let ttl = CasOptions {
+            ttl_ms: Some(1000),
+            ..CasOptions::default()
+        };
+        assert_eq!(
+            store.compare_and_swap("lock", "p1", None, ttl),
+            CasAnswer::Swapped { version: 1 }
+        );
         assert_eq!(
             store.compare_and_swap("lock", "p2", None, CasOptions::default()),
-            CasAnswer::Mismatch { current: Some(Record { value: "p1".into(), version: 1, key_version: 1 }) }
+            CasAnswer::Mismatch {
+                current: Some(Record {
+                    value: "p1".into(),
+                    version: 1,
+                    key_version: 1
+                })
+            }
         );
         clock.advance(1000);
         assert_eq!(store.get("lock"), None);
-        assert_eq!(store.compare_and_swap("lock", "p2", None, CasOptions::default()), CasAnswer::Swapped { version: 2 });
-        assert_eq!(store.get("lock"), Some(Record { value: "p2".into(), version: 2, key_version: 1 }));
+        assert_eq!(
+            store.compare_and_swap("lock", "p2", None, CasOptions::default()),
+            CasAnswer::Swapped { version: 2 }
+        );
+        assert_eq!(
+            store.get("lock"),
+            Some(Record {
+                value: "p2".into(),
+                version: 2,
+                key_version: 1
+            })
+        );
     }
 }

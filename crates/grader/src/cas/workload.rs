@@ -43,7 +43,10 @@ pub enum CasOp {
     },
     /// `store.delete(key, { version })`.
     #[serde(rename_all = "camelCase")]
-    Delete { key: String, version_of: Option<usize> },
+    Delete {
+        key: String,
+        version_of: Option<usize>,
+    },
     /// The clock moves `ms` forward; the store is not called.
     Advance { ms: u64 },
 }
@@ -80,7 +83,8 @@ pub struct CasWorkload {
 }
 
 fn is_word(text: &str) -> bool {
-    text.bytes().all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit())
+    text.bytes()
+        .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit())
 }
 
 impl CasWorkload {
@@ -95,12 +99,17 @@ impl CasWorkload {
     /// reference run checks it, see [`super::answers::expected_answers`].)
     pub fn check_shape(&self) -> Result<(), String> {
         if self.ops.len() > OPS_MAX {
-            return Err(format!("the workload has {} operations; at most {OPS_MAX} are allowed", self.ops.len()));
+            return Err(format!(
+                "the workload has {} operations; at most {OPS_MAX} are allowed",
+                self.ops.len()
+            ));
         }
         for (index, op) in self.ops.iter().enumerate() {
             if let Some(key) = op.key() {
                 if key.is_empty() || key.len() > KEY_BYTES_MAX || !is_word(key) {
-                    return Err(format!("operation {index}: key {key:?} must be 1 to {KEY_BYTES_MAX} of a-z, 0-9"));
+                    return Err(format!(
+                        "operation {index}: key {key:?} must be 1 to {KEY_BYTES_MAX} of a-z, 0-9"
+                    ));
                 }
             }
             if let Some(target) = op.version_of() {
@@ -109,7 +118,12 @@ impl CasWorkload {
                 }
             }
             match op {
-                CasOp::Cas { next_value, current_value, ttl_ms, .. } => {
+                CasOp::Cas {
+                    next_value,
+                    current_value,
+                    ttl_ms,
+                    ..
+                } => {
                     for value in std::iter::once(next_value).chain(current_value) {
                         if value.len() > VALUE_BYTES_MAX || !is_word(value) {
                             return Err(format!("operation {index}: value {value:?} must be at most {VALUE_BYTES_MAX} of a-z, 0-9"));
@@ -117,7 +131,9 @@ impl CasWorkload {
                     }
                     if let Some(ttl_ms) = ttl_ms {
                         if !(1..=TTL_MS_MAX).contains(ttl_ms) {
-                            return Err(format!("operation {index}: ttlMs {ttl_ms} must be from 1 to {TTL_MS_MAX}"));
+                            return Err(format!(
+                                "operation {index}: ttlMs {ttl_ms} must be from 1 to {TTL_MS_MAX}"
+                            ));
                         }
                     }
                 }
@@ -177,7 +193,9 @@ impl CasWorkload {
             chunk = chunk.div_ceil(2).min(chunk - 1);
         }
         for index in 1..length {
-            if let (CasOp::Advance { ms: first }, CasOp::Advance { ms: second }) = (&self.ops[index - 1], &self.ops[index]) {
+            if let (CasOp::Advance { ms: first }, CasOp::Advance { ms: second }) =
+                (&self.ops[index - 1], &self.ops[index])
+            {
                 if first + second <= ADVANCE_MS_MAX {
                     let mut merged = self.without_range(index, index + 1);
                     merged.ops[index - 1] = CasOp::Advance { ms: first + second };
@@ -188,7 +206,13 @@ impl CasWorkload {
         for (index, op) in self.ops.iter().enumerate() {
             let simpler = match op {
                 CasOp::Advance { ms } if *ms > 1 => vec![CasOp::Advance { ms: ms / 2 }],
-                CasOp::Cas { key, next_value, current_value, version_of, ttl_ms } => {
+                CasOp::Cas {
+                    key,
+                    next_value,
+                    current_value,
+                    version_of,
+                    ttl_ms,
+                } => {
                     let mut simpler = Vec::new();
                     if version_of.is_some() {
                         simpler.push(CasOp::Cas {
@@ -210,7 +234,13 @@ impl CasWorkload {
                     }
                     simpler
                 }
-                CasOp::Delete { key, version_of: Some(_) } => vec![CasOp::Delete { key: key.clone(), version_of: None }],
+                CasOp::Delete {
+                    key,
+                    version_of: Some(_),
+                } => vec![CasOp::Delete {
+                    key: key.clone(),
+                    version_of: None,
+                }],
                 _ => Vec::new(),
             };
             for op in simpler {
@@ -231,8 +261,17 @@ impl WorkloadText for CasWorkload {
     fn encode(&self) -> String {
         let op = |op: &CasOp| match op {
             CasOp::Get { key } => format!("g{key}"),
-            CasOp::Cas { key, next_value, current_value, version_of, ttl_ms } => {
-                let mut text = format!("c{key}={next_value}/{}", current_value.as_deref().unwrap_or("~"));
+            CasOp::Cas {
+                key,
+                next_value,
+                current_value,
+                version_of,
+                ttl_ms,
+            } => {
+                let mut text = format!(
+                    "c{key}={next_value}/{}",
+                    current_value.as_deref().unwrap_or("~")
+                );
                 if let Some(target) = version_of {
                     text.push_str(&format!("@{target}"));
                 }
@@ -241,8 +280,14 @@ impl WorkloadText for CasWorkload {
                 }
                 text
             }
-            CasOp::Delete { key, version_of: Some(target) } => format!("d{key}@{target}"),
-            CasOp::Delete { key, version_of: None } => format!("d{key}"),
+            CasOp::Delete {
+                key,
+                version_of: Some(target),
+            } => format!("d{key}@{target}"),
+            CasOp::Delete {
+                key,
+                version_of: None,
+            } => format!("d{key}"),
             CasOp::Advance { ms } => format!("t{ms}"),
         };
         self.ops.iter().map(op).collect::<Vec<_>>().join(",")
@@ -250,7 +295,13 @@ impl WorkloadText for CasWorkload {
 
     fn decode(text: &str) -> Result<Self, String> {
         let text = text.trim();
-        let ops = if text.is_empty() { Vec::new() } else { text.split(',').map(decode_op).collect::<Result<Vec<_>, _>>()? };
+        let ops = if text.is_empty() {
+            Vec::new()
+        } else {
+            text.split(',')
+                .map(decode_op)
+                .collect::<Result<Vec<_>, _>>()?
+        };
         let workload = CasWorkload { ops };
         workload.check_shape()?;
         super::answers::expected_answers(&workload)?;
@@ -268,10 +319,14 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
             None => (text.to_string(), String::new()),
         }
     };
-    let Some(tag) = word.chars().next() else { return Err(bad()) };
+    let Some(tag) = word.chars().next() else {
+        return Err(bad());
+    };
     let body = &word[tag.len_utf8()..];
     match tag {
-        'g' => Ok(CasOp::Get { key: body.to_string() }),
+        'g' => Ok(CasOp::Get {
+            key: body.to_string(),
+        }),
         't' => Ok(CasOp::Advance { ms: number(body)? }),
         'd' => {
             let (key, rest) = take_until(body, &['@']);
@@ -300,7 +355,13 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
                 None if rest.is_empty() => None,
                 None => return Err(bad()),
             };
-            Ok(CasOp::Cas { key, next_value, current_value, version_of, ttl_ms })
+            Ok(CasOp::Cas {
+                key,
+                next_value,
+                current_value,
+                version_of,
+                ttl_ms,
+            })
         }
         _ => Err(bad()),
     }
@@ -317,9 +378,24 @@ mod tests {
         assert_eq!(workload.encode(), text);
         assert_eq!(
             workload.ops[3],
-            CasOp::Cas { key: "a".into(), next_value: "y".into(), current_value: Some("x".into()), version_of: Some(1), ttl_ms: None }
+            CasOp::Cas {
+                key: "a".into(),
+                next_value: "y".into(),
+                current_value: Some("x".into()),
+                version_of: Some(1),
+                ttl_ms: None
+            }
         );
-        assert_eq!(workload.ops[5], CasOp::Cas { key: "b".into(), next_value: "z".into(), current_value: Some(String::new()), version_of: None, ttl_ms: None });
+        assert_eq!(
+            workload.ops[5],
+            CasOp::Cas {
+                key: "b".into(),
+                next_value: "z".into(),
+                current_value: Some(String::new()),
+                version_of: None,
+                ttl_ms: None
+            }
+        );
         assert_eq!(CasWorkload::decode(""), Ok(CasWorkload::default()));
     }
 
@@ -327,11 +403,17 @@ mod tests {
     fn bad_text_says_what_is_wrong() {
         assert!(CasWorkload::decode("ga,x1").unwrap_err().contains("`x1`"));
         assert!(CasWorkload::decode("ca=x").unwrap_err().contains("`ca=x`"));
-        assert!(CasWorkload::decode("ga,ca=x/~@5").unwrap_err().contains("does not come before"));
+        assert!(CasWorkload::decode("ga,ca=x/~@5")
+            .unwrap_err()
+            .contains("does not come before"));
         assert!(CasWorkload::decode("cA=x/~").unwrap_err().contains("key"));
-        assert!(CasWorkload::decode("ca=x/~+0").unwrap_err().contains("ttlMs 0"));
+        assert!(CasWorkload::decode("ca=x/~+0")
+            .unwrap_err()
+            .contains("ttlMs 0"));
         // The advance at 0 has no version to give.
-        assert!(CasWorkload::decode("t5,ca=x/~@0").unwrap_err().contains("carries no version"));
+        assert!(CasWorkload::decode("t5,ca=x/~@0")
+            .unwrap_err()
+            .contains("carries no version"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 mod check;
 mod harness;
+mod rules;
 pub mod workload;
 
 use sim::rng::Rng;
@@ -15,19 +16,43 @@ use sim::{Fault, FaultKind, FaultProfile, Plan, SimLimits};
 pub use harness::run_rust;
 pub use workload::{request_id, Delivery, FencingWorkload, LeaderStep, LOCK_KEY};
 
-use crate::grade::{Case, Exercise, Execution, Scenario};
+use crate::grade::{Case, Execution, Exercise, Scenario};
+use crate::registry::{Drive, ExerciseInfo};
 use crate::report::Violation;
+pub use rules::RULES;
 
 pub struct FencingExercise;
 
 /// A backstop: runs end by themselves (every lock has a TTL), in a few seconds.
 fn limits() -> SimLimits {
-    SimLimits { time_ms_max: 30_000, ..SimLimits::default() }
+    SimLimits {
+        time_ms_max: 30_000,
+        ..SimLimits::default()
+    }
 }
 
-fn case(scenario: &str, plan: Plan, leaders: Vec<Vec<LeaderStep>>, deliveries: &[(u32, u64)]) -> Case<FencingWorkload> {
-    let deliveries = deliveries.iter().map(|(request, at_ms)| Delivery { at_ms: *at_ms, request: *request }).collect();
-    Case { scenario: scenario.into(), plan, workload: FencingWorkload { leaders, deliveries }, limits: limits() }
+fn case(
+    scenario: &str,
+    plan: Plan,
+    leaders: Vec<Vec<LeaderStep>>,
+    deliveries: &[(u32, u64)],
+) -> Case<FencingWorkload> {
+    let deliveries = deliveries
+        .iter()
+        .map(|(request, at_ms)| Delivery {
+            at_ms: *at_ms,
+            request: *request,
+        })
+        .collect();
+    Case {
+        scenario: scenario.into(),
+        plan,
+        workload: FencingWorkload {
+            leaders,
+            deliveries,
+        },
+        limits: limits(),
+    }
 }
 
 use LeaderStep::{Acquire, Release, Renew, Send, Sleep};
@@ -35,7 +60,13 @@ use LeaderStep::{Acquire, Release, Renew, Send, Sleep};
 /// The faults random fencing schedules may contain.
 pub fn fault_profile() -> FaultProfile {
     FaultProfile {
-        kinds: vec![FaultKind::Pause, FaultKind::Crash, FaultKind::DelayRequest, FaultKind::DelayReply, FaultKind::ClockDrift],
+        kinds: vec![
+            FaultKind::Pause,
+            FaultKind::Crash,
+            FaultKind::DelayRequest,
+            FaultKind::DelayReply,
+            FaultKind::ClockDrift,
+        ],
         horizon_ms: 3_000,
         pause_ms_max: 2_000,
         delay_ms_max: 1_200,
@@ -48,7 +79,7 @@ impl Exercise for FencingExercise {
     type Workload = FencingWorkload;
 
     fn name(&self) -> &'static str {
-        "fencing"
+        INFO.name
     }
 
     fn scenarios(&self) -> Vec<Scenario<FencingWorkload>> {
@@ -60,7 +91,15 @@ impl Exercise for FencingExercise {
                 case: case(
                     "current-owner",
                     Plan::calm(31, 2),
-                    vec![vec![Acquire { ttl_ms: 1_000 }, Send { request: 1 }, Sleep { ms: 300 }, Renew { ttl_ms: 1_000 }, Send { request: 2 }, Sleep { ms: 300 }, Release]],
+                    vec![vec![
+                        Acquire { ttl_ms: 1_000 },
+                        Send { request: 1 },
+                        Sleep { ms: 300 },
+                        Renew { ttl_ms: 1_000 },
+                        Send { request: 2 },
+                        Sleep { ms: 300 },
+                        Release,
+                    ]],
                     &[(1, 100), (2, 500)],
                 ),
             },
@@ -85,7 +124,12 @@ impl Exercise for FencingExercise {
                             Release,
                         ],
                         // B: a tenure in between.
-                        vec![Sleep { ms: 100 }, Acquire { ttl_ms: 2_000 }, Sleep { ms: 200 }, Release],
+                        vec![
+                            Sleep { ms: 100 },
+                            Acquire { ttl_ms: 2_000 },
+                            Sleep { ms: 200 },
+                            Release,
+                        ],
                     ],
                     &[(1, 700), (2, 900)],
                 ),
@@ -97,7 +141,13 @@ impl Exercise for FencingExercise {
                 case: case(
                     "duplicate-delivery",
                     Plan::calm(33, 2),
-                    vec![vec![Acquire { ttl_ms: 2_000 }, Send { request: 1 }, Send { request: 2 }, Sleep { ms: 1_500 }, Release]],
+                    vec![vec![
+                        Acquire { ttl_ms: 2_000 },
+                        Send { request: 1 },
+                        Send { request: 2 },
+                        Sleep { ms: 1_500 },
+                        Release,
+                    ]],
                     &[(1, 200), (1, 200), (2, 400), (2, 800)],
                 ),
             },
@@ -107,10 +157,29 @@ impl Exercise for FencingExercise {
                 points: 2,
                 case: case(
                     "paused-leader",
-                    Plan { faults: vec![Fault::Pause { process: 0, at_ms: 100, duration_ms: 1_200 }], ..Plan::calm(34, 3) },
+                    Plan {
+                        faults: vec![Fault::Pause {
+                            process: 0,
+                            at_ms: 100,
+                            duration_ms: 1_200,
+                        }],
+                        ..Plan::calm(34, 3)
+                    },
                     vec![
-                        vec![Acquire { ttl_ms: 500 }, Sleep { ms: 200 }, Send { request: 1 }, Sleep { ms: 100 }, Release],
-                        vec![Sleep { ms: 50 }, Acquire { ttl_ms: 2_000 }, Send { request: 2 }, Sleep { ms: 1_500 }, Release],
+                        vec![
+                            Acquire { ttl_ms: 500 },
+                            Sleep { ms: 200 },
+                            Send { request: 1 },
+                            Sleep { ms: 100 },
+                            Release,
+                        ],
+                        vec![
+                            Sleep { ms: 50 },
+                            Acquire { ttl_ms: 2_000 },
+                            Send { request: 2 },
+                            Sleep { ms: 1_500 },
+                            Release,
+                        ],
                     ],
                     &[(1, 1_400), (2, 1_500)],
                 ),
@@ -143,40 +212,85 @@ impl Exercise for FencingExercise {
                     script.push(step);
                 };
                 let mut script = Vec::new();
-                step(&mut script, Sleep { ms: rng.range(0, 300) });
+                step(
+                    &mut script,
+                    Sleep {
+                        ms: rng.range(0, 300),
+                    },
+                );
                 for _ in 0..2 {
                     let ttl_ms = rng.range(300, 900);
                     step(&mut script, Acquire { ttl_ms });
-                    step(&mut script, Send { request: next_request });
+                    step(
+                        &mut script,
+                        Send {
+                            request: next_request,
+                        },
+                    );
                     next_request += 1;
                     // Sometimes longer than the TTL: the leader's next request is then stale.
-                    step(&mut script, Sleep { ms: rng.range(50, 1_200) });
+                    step(
+                        &mut script,
+                        Sleep {
+                            ms: rng.range(50, 1_200),
+                        },
+                    );
                     if rng.chance(1, 2) {
                         step(&mut script, Renew { ttl_ms });
-                        step(&mut script, Send { request: next_request });
+                        step(
+                            &mut script,
+                            Send {
+                                request: next_request,
+                            },
+                        );
                         next_request += 1;
-                        step(&mut script, Sleep { ms: rng.range(50, 600) });
+                        step(
+                            &mut script,
+                            Sleep {
+                                ms: rng.range(50, 600),
+                            },
+                        );
                     }
                     if rng.chance(1, 2) {
                         step(&mut script, Release);
                     }
-                    step(&mut script, Sleep { ms: rng.range(0, 300) });
+                    step(
+                        &mut script,
+                        Sleep {
+                            ms: rng.range(0, 300),
+                        },
+                    );
                 }
                 script
             })
             .collect();
         let mut deliveries = Vec::new();
         for (request, sent_ms) in nominal_sent_ms {
-            let at_ms = if rng.chance(2, 3) { sent_ms + rng.range(40, 250) } else { sent_ms + rng.range(250, 2_000) };
+            let at_ms = if rng.chance(2, 3) {
+                sent_ms + rng.range(40, 250)
+            } else {
+                sent_ms + rng.range(250, 2_000)
+            };
             deliveries.push(Delivery { at_ms, request });
             if rng.chance(1, 3) {
                 deliveries.push(Delivery { at_ms, request });
             }
             if rng.chance(1, 3) {
-                deliveries.push(Delivery { at_ms: at_ms + rng.range(50, 1_500), request });
+                deliveries.push(Delivery {
+                    at_ms: at_ms + rng.range(50, 1_500),
+                    request,
+                });
             }
         }
-        Case { scenario: "random".into(), plan, workload: FencingWorkload { leaders: scripts, deliveries }, limits: limits() }
+        Case {
+            scenario: "random".into(),
+            plan,
+            workload: FencingWorkload {
+                leaders: scripts,
+                deliveries,
+            },
+            limits: limits(),
+        }
     }
 
     fn random_points(&self) -> u32 {
@@ -195,3 +309,32 @@ impl Exercise for FencingExercise {
         workload.without_process(index as usize)
     }
 }
+
+impl crate::dynamic::Hosted for FencingExercise {
+    fn info(&self) -> &'static ExerciseInfo {
+        &INFO
+    }
+
+    fn reference_execution(&self, case: &Case<FencingWorkload>) -> Execution {
+        run_rust(::lease::FencingVariant::Reference, case)
+    }
+
+    fn execution_from_json(
+        &self,
+        _: &Case<FencingWorkload>,
+        json: &str,
+    ) -> Result<Execution, String> {
+        crate::dynamic::simulated_execution(json)
+    }
+}
+
+/// The fencing exercise's registry entry.
+pub static INFO: ExerciseInfo = ExerciseInfo {
+    name: "fencing",
+    file: "fencing.js",
+    exports: &["handleRequest"],
+    drive: Drive::Processes,
+    key: Some(LOCK_KEY),
+    lab: None,
+    rules: rules::RULES,
+};

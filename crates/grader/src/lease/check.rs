@@ -38,7 +38,10 @@
 use std::collections::HashMap;
 
 use lease::leader::reached;
-use sim::{process_name, Call, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, ProcessName, Reply, Scheduler, TraceEvent};
+use sim::{
+    process_name, Call, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, ProcessName,
+    Reply, Scheduler, TraceEvent,
+};
 
 use super::workload::{LeaseWorkload, LEASE_KEY};
 use crate::grade::{Case, Execution};
@@ -110,8 +113,20 @@ struct Checker {
     failover: Option<Failover>,
 }
 
-fn violation(invariant: &str, message: String, index: usize, at_ms: u64, process: Option<ProcessIndex>) -> Option<Violation> {
-    Some(Violation::new(invariant, message, Some(index), at_ms, process))
+fn violation(
+    invariant: &str,
+    message: String,
+    index: usize,
+    at_ms: u64,
+    process: Option<ProcessIndex>,
+) -> Option<Violation> {
+    Some(Violation::new(
+        invariant,
+        message,
+        Some(index),
+        at_ms,
+        process,
+    ))
 }
 
 /// `from + ttl * numerator / denominator` for messages: whole when it is.
@@ -133,8 +148,15 @@ impl Checker {
             requests: HashMap::new(),
             holder: None,
             replicas: vec![Replica::default(); processes],
-            calm: faults.iter().all(|fault| matches!(fault, Fault::ClockDrift { .. })),
-            timely: !faults.iter().any(|fault| matches!(fault, Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. })),
+            calm: faults
+                .iter()
+                .all(|fault| matches!(fault, Fault::ClockDrift { .. })),
+            timely: !faults.iter().any(|fault| {
+                matches!(
+                    fault,
+                    Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. }
+                )
+            }),
             round_trip_ms: 2 * (case.plan.latency_max_ms + bias_ms),
             failover: None,
         }
@@ -166,7 +188,14 @@ impl Checker {
         match (&event.happening, event.process) {
             (Happening::Invoke { call, request }, Some(process)) => {
                 let in_lead = self.replica(process).function.as_deref() == Some("lead");
-                self.requests.insert(*call, Sent { request: request.clone(), local_ms, in_lead });
+                self.requests.insert(
+                    *call,
+                    Sent {
+                        request: request.clone(),
+                        local_ms,
+                        in_lead,
+                    },
+                );
                 if in_lead && is_lease_cas(request) {
                     if let Some(found) = self.renewal_sent(index, at_ms, local_ms, process) {
                         return Some(found);
@@ -177,7 +206,14 @@ impl Checker {
             (Happening::Apply { call, result, .. }, Some(process)) => {
                 let sent = self.requests.get(call).cloned()?;
                 match (&sent.request, result) {
-                    (Call::Cas { key, .. }, Reply::Cas { ok: true, version: Some(version), .. }) if key == LEASE_KEY => {
+                    (
+                        Call::Cas { key, .. },
+                        Reply::Cas {
+                            ok: true,
+                            version: Some(version),
+                            ..
+                        },
+                    ) if key == LEASE_KEY => {
                         return self.written(index, at_ms, process, *call, *version, &sent);
                     }
                     (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key == LEASE_KEY => {
@@ -190,7 +226,10 @@ impl Checker {
                 if let Some(holder) = self.holder.as_mut().filter(|holder| holder.call == *call) {
                     holder.reply_local_ms = Some(local_ms);
                 }
-                let renewal = self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request));
+                let renewal = self
+                    .requests
+                    .get(call)
+                    .is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request));
                 if renewal {
                     let replica = self.replica(process);
                     replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
@@ -200,7 +239,10 @@ impl Checker {
                 }
             }
             (Happening::Lost { call }, Some(process))
-                if self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request)) =>
+                if self
+                    .requests
+                    .get(call)
+                    .is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request)) =>
             {
                 let replica = self.replica(process);
                 replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
@@ -223,7 +265,9 @@ impl Checker {
                 }
             }
             (Happening::Crash, Some(process)) => self.crashed(at_ms, process),
-            (Happening::Note { note }, Some(process)) => return self.note(index, at_ms, local_ms, process, note),
+            (Happening::Note { note }, Some(process)) => {
+                return self.note(index, at_ms, local_ms, process, note)
+            }
             _ => {}
         }
         None
@@ -231,11 +275,22 @@ impl Checker {
 
     fn crashed(&mut self, at_ms: u64, process: ProcessIndex) {
         self.replica(process).crashed = true;
-        let held = self.holder.as_ref().is_none_or(|holder| holder.process == process);
-        let someone_left = self.replicas.iter().any(|replica| !replica.crashed && !replica.failed);
+        let held = self
+            .holder
+            .as_ref()
+            .is_none_or(|holder| holder.process == process);
+        let someone_left = self
+            .replicas
+            .iter()
+            .any(|replica| !replica.crashed && !replica.failed);
         if self.timely && held && someone_left && self.failover.is_none() {
             let bound_ms = self.ttl_ms + 3 * self.round_trip_ms;
-            self.failover = Some(Failover { crashed: process, crash_ms: at_ms, deadline_ms: at_ms + bound_ms, bound_ms });
+            self.failover = Some(Failover {
+                crashed: process,
+                crash_ms: at_ms,
+                deadline_ms: at_ms + bound_ms,
+                bound_ms,
+            });
         }
     }
 
@@ -257,8 +312,17 @@ impl Checker {
         )
     }
 
-    fn renewal_sent(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex) -> Option<Violation> {
-        let holder = self.holder.as_ref().filter(|holder| holder.process == process)?;
+    fn renewal_sent(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        local_ms: u64,
+        process: ProcessIndex,
+    ) -> Option<Violation> {
+        let holder = self
+            .holder
+            .as_ref()
+            .filter(|holder| holder.process == process)?;
         if reached(local_ms, holder.sent_local_ms, self.ttl_ms, 1, 2) {
             return None;
         }
@@ -277,7 +341,15 @@ impl Checker {
         )
     }
 
-    fn written(&mut self, index: usize, at_ms: u64, process: ProcessIndex, call: CallId, version: u64, sent: &Sent) -> Option<Violation> {
+    fn written(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        call: CallId,
+        version: u64,
+        sent: &Sent,
+    ) -> Option<Violation> {
         let since_ms = match &self.holder {
             Some(holder) if holder.process != process => {
                 return violation(
@@ -296,19 +368,38 @@ impl Checker {
             Some(holder) => holder.since_ms,
             None => at_ms,
         };
-        self.holder = Some(Tenure { process, call, version, since_ms, sent_local_ms: sent.local_ms, reply_local_ms: None });
+        self.holder = Some(Tenure {
+            process,
+            call,
+            version,
+            since_ms,
+            sent_local_ms: sent.local_ms,
+            reply_local_ms: None,
+        });
         let replica = self.replica(process);
         replica.lost = None;
         if !sent.in_lead {
             replica.failed_renewal_ms = None;
         }
-        if self.failover.as_ref().is_some_and(|failover| failover.crashed != process) && !self.replica(process).crashed {
+        if self
+            .failover
+            .as_ref()
+            .is_some_and(|failover| failover.crashed != process)
+            && !self.replica(process).crashed
+        {
             self.failover = None;
         }
         None
     }
 
-    fn note(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
+    fn note(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        local_ms: u64,
+        process: ProcessIndex,
+        note: &Note,
+    ) -> Option<Violation> {
         let name = ProcessName(process);
         match note {
             Note::Calling { function } => self.replica(process).function = Some(function.clone()),
@@ -336,10 +427,21 @@ impl Checker {
         None
     }
 
-    fn work(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex) -> Option<Violation> {
+    fn work(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        local_ms: u64,
+        process: ProcessIndex,
+    ) -> Option<Violation> {
         let name = ProcessName(process);
         let ttl_ms = self.ttl_ms;
-        let Replica { failed_renewal_ms, lost, renewals_in_flight, .. } = *self.replica(process);
+        let Replica {
+            failed_renewal_ms,
+            lost,
+            renewals_in_flight,
+            ..
+        } = *self.replica(process);
         if let Some(failed_ms) = failed_renewal_ms {
             return violation(
                 "stop-after-failed-renewal",
@@ -351,7 +453,11 @@ impl Checker {
                 Some(process),
             );
         }
-        let Some(holder) = self.holder.clone().filter(|holder| holder.process == process) else {
+        let Some(holder) = self
+            .holder
+            .clone()
+            .filter(|holder| holder.process == process)
+        else {
             let lost = match lost {
                 Some((lost_ms, how)) => format!("; {name}'s lease {how} at t={lost_ms} ms"),
                 None => String::new(),
@@ -396,7 +502,10 @@ impl Checker {
         }
         // The grace (a tenth of the TTL plus a round trip) spares a leader
         // that counts its renewal from the reply rather than from the send.
-        if self.timely && renewals_in_flight == 0 && reached(local_ms, valid_from_ms + self.round_trip_ms, ttl_ms, 6, 10) {
+        if self.timely
+            && renewals_in_flight == 0
+            && reached(local_ms, valid_from_ms + self.round_trip_ms, ttl_ms, 6, 10)
+        {
             return violation(
                 "renew-on-time",
                 format!(
@@ -420,22 +529,37 @@ impl Checker {
             }
         }
         let why = match &execution.ending {
-            Ending::Limit { limit: Limit::Time } | Ending::AllFinished | Ending::Stopped => return None,
+            Ending::Limit { limit: Limit::Time } | Ending::AllFinished | Ending::Stopped => {
+                return None
+            }
             Ending::Limit { limit } => limit.describe(&case.limits),
             Ending::Stuck { waiting } => {
                 let names: Vec<String> = waiting
                     .iter()
                     .map(|process| {
-                        let function = self.replicas.get(*process as usize).and_then(|replica| replica.function.clone());
-                        format!("{} in {}()", process_name(*process), function.unwrap_or_else(|| "campaign".into()))
+                        let function = self
+                            .replicas
+                            .get(*process as usize)
+                            .and_then(|replica| replica.function.clone());
+                        format!(
+                            "{} in {}()",
+                            process_name(*process),
+                            function.unwrap_or_else(|| "campaign".into())
+                        )
                     })
                     .collect();
-                format!("every replica was waiting ({}) and nothing more could happen", names.join(", "))
+                format!(
+                    "every replica was waiting ({}) and nothing more could happen",
+                    names.join(", ")
+                )
             }
         };
         violation(
             "runs-to-horizon",
-            format!("the run stopped at t={end_ms} ms, before its horizon of {} ms: {why}", case.limits.time_ms_max),
+            format!(
+                "the run stopped at t={end_ms} ms, before its horizon of {} ms: {why}",
+                case.limits.time_ms_max
+            ),
             index,
             end_ms,
             None,

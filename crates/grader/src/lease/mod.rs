@@ -6,18 +6,21 @@
 
 mod check;
 mod harness;
+mod rules;
 pub mod workload;
 
 use sim::rng::Rng;
 use sim::{Fault, FaultKind, FaultProfile, Plan, SimLimits};
 
-pub use harness::run_rust;
 /// The implementations `run_rust` runs, for callers outside the grader (the failover simulator).
 pub use ::lease::LeaseVariant;
+pub use harness::run_rust;
 pub use workload::{LeaseWorkload, LEASE_KEY};
 
-use crate::grade::{Case, Exercise, Execution, Scenario};
+use crate::grade::{Case, Execution, Exercise, Scenario};
+use crate::registry::{Drive, ExerciseInfo, LabRun};
 use crate::report::Violation;
+pub use rules::RULES;
 
 pub struct LeaseExercise;
 
@@ -37,15 +40,27 @@ const HORIZON_MS: u64 = 5_000;
 pub const FIRST_RENEWAL_CALL: u32 = 6;
 
 fn limits() -> SimLimits {
-    SimLimits { time_ms_max: HORIZON_MS, ..SimLimits::default() }
+    SimLimits {
+        time_ms_max: HORIZON_MS,
+        ..SimLimits::default()
+    }
 }
 
 fn workload(starts_ms: Vec<u64>) -> LeaseWorkload {
-    LeaseWorkload { ttl_ms: TTL_MS, work_ms: WORK_MS, starts_ms }
+    LeaseWorkload {
+        ttl_ms: TTL_MS,
+        work_ms: WORK_MS,
+        starts_ms,
+    }
 }
 
 fn case(scenario: &str, plan: Plan, starts_ms: Vec<u64>) -> Case<LeaseWorkload> {
-    Case { scenario: scenario.into(), plan, workload: workload(starts_ms), limits: limits() }
+    Case {
+        scenario: scenario.into(),
+        plan,
+        workload: workload(starts_ms),
+        limits: limits(),
+    }
 }
 
 /// The faults random lease schedules may contain.
@@ -76,7 +91,7 @@ impl Exercise for LeaseExercise {
     type Workload = LeaseWorkload;
 
     fn name(&self) -> &'static str {
-        "lease"
+        INFO.name
     }
 
     fn scenarios(&self) -> Vec<Scenario<LeaseWorkload>> {
@@ -162,8 +177,25 @@ impl Exercise for LeaseExercise {
         // A multiple of 4 keeps ttl/2 and 0.75·ttl whole; at least 600 ms
         // leaves a validity margin of 150 ms, above any round trip.
         let ttl_ms = 4 * rng.range(150, 350);
-        let starts_ms = (0..processes).map(|_| if rng.chance(1, 3) { 0 } else { rng.range(1, 300) }).collect();
-        Case { scenario: "random".into(), plan, workload: LeaseWorkload { ttl_ms, work_ms: WORK_MS, starts_ms }, limits: limits() }
+        let starts_ms = (0..processes)
+            .map(|_| {
+                if rng.chance(1, 3) {
+                    0
+                } else {
+                    rng.range(1, 300)
+                }
+            })
+            .collect();
+        Case {
+            scenario: "random".into(),
+            plan,
+            workload: LeaseWorkload {
+                ttl_ms,
+                work_ms: WORK_MS,
+                starts_ms,
+            },
+            limits: limits(),
+        }
     }
 
     fn random_points(&self) -> u32 {
@@ -182,3 +214,47 @@ impl Exercise for LeaseExercise {
         workload.without_process(index as usize)
     }
 }
+
+impl crate::dynamic::Hosted for LeaseExercise {
+    fn info(&self) -> &'static ExerciseInfo {
+        &INFO
+    }
+
+    fn reference_execution(&self, case: &Case<LeaseWorkload>) -> Execution {
+        run_rust(LeaseVariant::Reference, case)
+    }
+
+    fn lab_run(&self) -> Option<LabRun<LeaseWorkload>> {
+        // Two replicas with a 4 s lease: one leads and renews, the other waits.
+        Some(LabRun {
+            processes: 2,
+            workload: LeaseWorkload {
+                ttl_ms: 4_000,
+                work_ms: 500,
+                starts_ms: vec![0, 300],
+            },
+            duration_ms: 12_000,
+        })
+    }
+
+    fn execution_from_json(
+        &self,
+        _: &Case<LeaseWorkload>,
+        json: &str,
+    ) -> Result<Execution, String> {
+        crate::dynamic::simulated_execution(json)
+    }
+}
+
+/// The lease exercise's registry entry.
+pub static INFO: ExerciseInfo = ExerciseInfo {
+    name: "lease",
+    file: "lease.js",
+    exports: &["campaign", "lead"],
+    drive: Drive::Processes,
+    key: Some(LEASE_KEY),
+    lab: Some(
+        "two replicas campaign for one lease on your etcd: one leads and renews, the other waits",
+    ),
+    rules: rules::RULES,
+};

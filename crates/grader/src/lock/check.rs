@@ -20,7 +20,10 @@
 
 use std::collections::HashMap;
 
-use sim::{process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, ProcessName, Reply, Scheduler};
+use sim::{
+    process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, ProcessName, Reply,
+    Scheduler,
+};
 
 use super::workload::{LockWorkload, LOCK_KEY};
 use crate::grade::{Case, Execution};
@@ -78,14 +81,29 @@ struct Checker {
     limits: sim::SimLimits,
 }
 
-fn violation(invariant: &str, message: String, index: usize, at_ms: u64, process: Option<ProcessIndex>) -> Option<Violation> {
-    Some(Violation::new(invariant, message, Some(index), at_ms, process))
+fn violation(
+    invariant: &str,
+    message: String,
+    index: usize,
+    at_ms: u64,
+    process: Option<ProcessIndex>,
+) -> Option<Violation> {
+    Some(Violation::new(
+        invariant,
+        message,
+        Some(index),
+        at_ms,
+        process,
+    ))
 }
 
 impl Checker {
     fn new(case: &Case<LockWorkload>) -> Checker {
         let calm = !case.plan.faults.iter().any(|fault| {
-            matches!(fault, Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. })
+            matches!(
+                fault,
+                Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. }
+            )
         });
         let bias_ms = match &case.plan.scheduler {
             Scheduler::Random => 0,
@@ -113,7 +131,10 @@ impl Checker {
             .filter(|(process, call)| {
                 call.function == "lock"
                     && !self.crashed_at.contains_key(process)
-                    && self.paused_until.get(process).is_none_or(|until| *until <= at_ms)
+                    && self
+                        .paused_until
+                        .get(process)
+                        .is_none_or(|until| *until <= at_ms)
             })
             .map(|(process, _)| *process)
             .collect();
@@ -126,7 +147,11 @@ impl Checker {
         self.holder = None;
         let waiting = self.waiting_in_lock(at_ms);
         if !waiting.is_empty() && self.freed.is_none() {
-            self.freed = Some(Freed { at_ms, trace_index: index, waiting });
+            self.freed = Some(Freed {
+                at_ms,
+                trace_index: index,
+                waiting,
+            });
         }
     }
 
@@ -135,7 +160,11 @@ impl Checker {
         // A freed lock must be taken again within a few round trips.
         if let (Some(freed), Some(round_trip_ms)) = (&self.freed, self.round_trip_ms) {
             if at_ms > freed.at_ms + 3 * round_trip_ms {
-                let names: Vec<String> = freed.waiting.iter().map(|process| process_name(*process)).collect();
+                let names: Vec<String> = freed
+                    .waiting
+                    .iter()
+                    .map(|process| process_name(*process))
+                    .collect();
                 return violation(
                     "prompt-wakeup",
                     format!(
@@ -177,7 +206,14 @@ impl Checker {
             (Happening::Apply { call, result, .. }, Some(process)) => {
                 let request = self.requests.get(call).cloned();
                 match (request, result) {
-                    (Some(Call::Cas { key, ttl_ms, .. }), Reply::Cas { ok: true, version: Some(version), .. }) if key == LOCK_KEY => {
+                    (
+                        Some(Call::Cas { key, ttl_ms, .. }),
+                        Reply::Cas {
+                            ok: true,
+                            version: Some(version),
+                            ..
+                        },
+                    ) if key == LOCK_KEY => {
                         if let Some(holding) = &self.holder {
                             if holding.process != process {
                                 return violation(
@@ -207,18 +243,26 @@ impl Checker {
                             );
                         }
                         self.changes += 1;
-                        self.holder = Some(Holding { process, version: *version, since_ms: at_ms });
+                        self.holder = Some(Holding {
+                            process,
+                            version: *version,
+                            since_ms: at_ms,
+                        });
                         self.written_by.insert(*version, process);
                         if let Some(in_call) = self.in_call.get_mut(&process) {
                             in_call.acquired = Some(*version);
                         }
                         self.freed = None;
                     }
-                    (Some(Call::Delete { key, .. }), Reply::Delete { ok: true }) if key == LOCK_KEY => {
+                    (Some(Call::Delete { key, .. }), Reply::Delete { ok: true })
+                        if key == LOCK_KEY =>
+                    {
                         if let Some(holding) = &self.holder {
                             if holding.process != process {
                                 let own = match self.expired.get(&process) {
-                                    Some(expired_ms) => format!(" (its own lock had expired at t={expired_ms} ms)"),
+                                    Some(expired_ms) => {
+                                        format!(" (its own lock had expired at t={expired_ms} ms)")
+                                    }
                                     None => String::new(),
                                 };
                                 return violation(
@@ -255,13 +299,21 @@ impl Checker {
             (Happening::PauseStart { until_ms }, Some(process)) => {
                 self.paused_until.insert(process, *until_ms);
             }
-            (Happening::Note { note }, Some(process)) => return self.note(index, at_ms, process, note),
+            (Happening::Note { note }, Some(process)) => {
+                return self.note(index, at_ms, process, note)
+            }
             _ => {}
         }
         None
     }
 
-    fn note(&mut self, index: usize, at_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
+    fn note(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        note: &Note,
+    ) -> Option<Violation> {
         let name = ProcessName(process);
         match note {
             Note::Calling { function } => {
@@ -276,10 +328,15 @@ impl Checker {
                 self.in_call.insert(process, in_call);
             }
             Note::Acquired { version, .. } => {
-                let function = self.in_call.remove(&process).map_or_else(|| "lock".to_string(), |call| call.function);
+                let function = self
+                    .in_call
+                    .remove(&process)
+                    .map_or_else(|| "lock".to_string(), |call| call.function);
                 if self.written_by.get(version) != Some(&process) {
                     let whose = match self.written_by.get(version) {
-                        Some(other) => format!("; version {version} is {}'s lock", process_name(*other)),
+                        Some(other) => {
+                            format!("; version {version} is {}'s lock", process_name(*other))
+                        }
                         None => String::new(),
                     };
                     return violation(
@@ -294,7 +351,11 @@ impl Checker {
                 }
             }
             Note::NotAcquired { .. } => {
-                if let Some(InCall { acquired: Some(version), .. }) = self.in_call.remove(&process) {
+                if let Some(InCall {
+                    acquired: Some(version),
+                    ..
+                }) = self.in_call.remove(&process)
+                {
                     return violation(
                         "acquire-is-real",
                         format!(
@@ -307,8 +368,13 @@ impl Checker {
                 }
             }
             Note::Released { version, ok, .. } => {
-                let deleted = self.in_call.remove(&process).is_some_and(|call| call.deleted);
-                let still_held = self.holder.as_ref().is_some_and(|holding| holding.process == process && holding.version == *version);
+                let deleted = self
+                    .in_call
+                    .remove(&process)
+                    .is_some_and(|call| call.deleted);
+                let still_held = self.holder.as_ref().is_some_and(|holding| {
+                    holding.process == process && holding.version == *version
+                });
                 let message = match (ok, deleted) {
                     (true, false) => Some(format!(
                         "unlock() returned true to {name}, but {name}'s lock (version {version}) was not released by it{}: return whether your delete succeeded",
@@ -324,7 +390,9 @@ impl Checker {
                     return violation("unlock-answer", message, index, at_ms, Some(process));
                 }
             }
-            Note::Failed { message } => return violation("no-errors", message.clone(), index, at_ms, Some(process)),
+            Note::Failed { message } => {
+                return violation("no-errors", message.clone(), index, at_ms, Some(process))
+            }
             _ => {}
         }
         None
@@ -336,14 +404,24 @@ impl Checker {
         let waiting: Vec<ProcessIndex> = match &execution.ending {
             Ending::Stuck { waiting } => waiting.clone(),
             Ending::Limit { .. } => {
-                let mut waiting: Vec<ProcessIndex> = self.in_call.keys().copied().filter(|process| !self.crashed_at.contains_key(process)).collect();
+                let mut waiting: Vec<ProcessIndex> = self
+                    .in_call
+                    .keys()
+                    .copied()
+                    .filter(|process| !self.crashed_at.contains_key(process))
+                    .collect();
                 waiting.sort_unstable();
                 waiting
             }
             Ending::AllFinished | Ending::Stopped => return None,
         };
         let first = waiting.first().copied()?;
-        let function = self.in_call.get(&first).map_or("its workload".to_string(), |call| format!("{}()", call.function));
+        let function = self
+            .in_call
+            .get(&first)
+            .map_or("its workload".to_string(), |call| {
+                format!("{}()", call.function)
+            });
         let holder = match &self.holder {
             Some(holding) => match self.crashed_at.get(&holding.process) {
                 Some(crashed_ms) => format!(

@@ -1,0 +1,16 @@
+//! The lease exercise's rules (see `check.rs` for how each is checked).
+
+use crate::rules::{Rule, NO_ERRORS};
+
+pub const RULES: &[Rule] = &[
+    Rule { id: "stop-after-failed-renewal", statement: "No work after a renewal failed, until the replica acquires the lease again.", why: "A failed renewal means someone else may now hold the lease." },
+    Rule { id: "work-while-holder", statement: "Work only while the store shows this replica as the holder.", why: "Work done by a replica that is not the holder may run alongside the real leader's." },
+    Rule { id: "work-within-validity", statement: "Work only while your clock reads less than validFrom + 0.75 × ttlMs, validFrom being the time on your clock when the acquiring or renewing write was sent.", why: "The lease may expire in the store before the reply reaches you; the margin covers delays and the work's own duration." },
+    Rule { id: "renew-on-time", statement: "Renew once half the TTL has passed: no work once validFrom + ttlMs/2, a grace of ttlMs/10 and one round trip have passed with no renewal in flight.", why: "A leader that renews late loses its lease on a healthy network." },
+    Rule { id: "renew-not-too-often", statement: "Renew no earlier than validFrom + ttlMs/2 on your clock.", why: "Renewing constantly loads the store for nothing." },
+    Rule { id: "no-overwrite", statement: "Nobody writes the lease key while another replica holds it.", why: "Taking a live lease from its holder makes two leaders." },
+    Rule { id: "no-spurious-loss", statement: "With no faults but clock drift, the lease never expires and `lead` never returns.", why: "A leader that loses its lease on a healthy network causes needless failovers." },
+    Rule { id: "failover", statement: "After the holder crashes, another replica holds the lease within ttlMs plus three round trips.", why: "Failover time is downtime." },
+    Rule { id: "runs-to-horizon", statement: "The run reaches its horizon: no replica stuck waiting with nothing left to happen.", why: "A replica that stops campaigning leaves the group without a leader." },
+    NO_ERRORS,
+];
