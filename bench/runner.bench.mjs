@@ -1,24 +1,26 @@
 // Runner benchmark: how long a whole suite takes to grade the lesson's
-// reference solution in Node (each exercise, default 100 random seeds), and
+// reference solution in Node (each exercise, at the registry's default budget), and
 // how many submissions per second a batch grades on all cores. Prints
 // figures; never passes or fails on a clock. `cargo xtask bench` runs it.
 import { copyFileSync, mkdtempSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSource, EXERCISES } from "../web/src/runner/grade.js";
+import { gradeSource } from "../web/src/runner/grade.js";
+import { registryOf } from "../web/src/runner/registry.js";
+import { LESSON_DIR as LESSON } from "../web/build/lesson-folder.mjs";
 import { loadSubmissions } from "../cli/submissions.js";
 import { gradeInParallel } from "../cli/batch.js";
 
-const LESSON = fileURLToPath(new URL("../exercises/ownership-election/", import.meta.url));
-const SEEDS = 100;
 const ROUNDS = 3;
 
 const engines = await loadNodeEngines();
+const registry = registryOf(engines.leaselab);
+// The budget learners and course staff get: the registry's default.
+const SEEDS = registry.defaults.seeds;
 console.log(`suite timings in Node ${process.version} (${SEEDS} random seeds + named scenarios; best of ${ROUNDS})`);
-for (const exercise of Object.keys(EXERCISES)) {
+for (const { name: exercise } of registry.exercises) {
   const source = await readFile(join(LESSON, exercise, "solution.js"), "utf8");
   let best = Infinity;
   let runs = 0;
@@ -37,7 +39,7 @@ const CLASS_SIZE = 12;
 const dirs = [];
 for (let index = 0; index < CLASS_SIZE; index += 1) {
   const dir = mkdtempSync(join(tmpdir(), `leaselab-bench-${index}-`));
-  for (const exercise of Object.keys(EXERCISES)) copyFileSync(join(LESSON, exercise, "solution.js"), join(dir, `${exercise}.js`));
+  for (const { name, file } of registry.exercises) copyFileSync(join(LESSON, name, "solution.js"), join(dir, file));
   dirs.push(dir);
 }
 const submissions = await loadSubmissions(dirs, { exercise: null });

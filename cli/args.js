@@ -1,25 +1,32 @@
 // Command-line arguments: parsed into options, or a usage error (exit 2).
 import { SEEDS_MAX, SOURCE_BYTES_MAX, gradingDeadlineMs } from "../web/src/runner/limits.js";
+import { registry } from "./registry.js";
+
+/** The exercises, in the lesson's order: the grader's registry is the one list. */
+export const EXERCISE_NAMES = registry.names;
+const FILES = registry.exercises.map((exercise) => exercise.file).join(", ");
+const DEFAULT_SEEDS = registry.defaults.seeds;
 
 export const USAGE = `usage: leaselab grade <file-or-directory>... [options]
 
-Grades leaselab exercise solutions (cas.js, lock.js, lease.js, fencing.js).
+Grades leaselab exercise solutions (${FILES}).
 A directory is one submission: every exercise file in it is graded. A file
 is graded as the exercise its name says, or as --exercise. Sources must be
 regular UTF-8 files of at most ${SOURCE_BYTES_MAX / 1024} KiB; a link that leads out of its
 submission directory, a pipe or a device is refused (that exercise scores 0).
 
 options:
-  --exercise NAME   grade a single file as this exercise (cas, lock, lease, fencing)
-  --seed S          first seed of the random schedules (default 1; or LEASELAB_SEED)
-  --seeds N         how many random schedules per exercise (default 100, at most ${SEEDS_MAX})
+  --exercise NAME   grade a single file as this exercise (${EXERCISE_NAMES.join(", ")})
+  --seed S          first seed of the random schedules (default ${registry.defaults.firstSeed}; or LEASELAB_SEED)
+  --seeds N         how many random schedules per exercise (default ${DEFAULT_SEEDS}, as in
+                    the browser; at most ${SEEDS_MAX})
   --format F        text (default), json, junit, gradescope, exercism or github
   --out PATH        write the report to PATH instead of standard output
                     (with several submissions: a directory, one report each)
   --csv FILE        with several submissions: also write a CSV of scores
   --jobs N          exercise files graded at once (default: the number of cores)
   --timeout S       stop grading an exercise file after S seconds of real time
-                    (default ${gradingDeadlineMs(100) / 1000} s at 100 schedules, more with --seeds);
+                    (default ${gradingDeadlineMs(DEFAULT_SEEDS) / 1000} s at ${DEFAULT_SEEDS} schedules, scaled with --seeds);
                     it then scores 0 with a "took too long" error
   -h, --help        show this help
 
@@ -28,7 +35,6 @@ exit status: 0 every test passed, 1 some test failed (or could not be graded),
 `;
 
 export const FORMATS = ["text", "json", "junit", "gradescope", "exercism", "github"];
-export const EXERCISE_NAMES = ["cas", "lock", "lease", "fencing"];
 
 export class UsageError extends Error {}
 
@@ -44,7 +50,7 @@ function wholeNumber(flag, text, minimum) {
 
 /** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, jobs, timeoutMs }` or throws UsageError. */
 export function parseArgs(argv, env = {}) {
-  const options = { command: null, inputs: [], exercise: null, firstSeed: 1, seeds: 100, format: "text", out: null, csv: null, jobs: null, timeoutMs: null, help: false };
+  const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, jobs: null, timeoutMs: null, help: false };
   if (env.LEASELAB_SEED !== undefined && env.LEASELAB_SEED !== "") options.firstSeed = wholeNumber("LEASELAB_SEED", env.LEASELAB_SEED, 0);
   const rest = [...argv];
   while (rest.length > 0) {

@@ -8,7 +8,10 @@
 // error, and every other file is still graded.
 import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { EXERCISE_NAMES, UsageError } from "./args.js";
+import { UsageError } from "./args.js";
+import { registry } from "./registry.js";
+
+const FILES = registry.exercises.map((entry) => entry.file).join(", ");
 import { readSource, RefusedFile } from "./read-source.js";
 
 /** An input that cannot be used at all: exit status 2. */
@@ -29,20 +32,20 @@ export async function loadSubmissions(inputs, { exercise }) {
         throw new InputError(`${input}: cannot list this directory (${error.code ?? error.message})`);
       });
       const files = [];
-      for (const name of EXERCISE_NAMES) {
-        if (exercise !== null && name !== exercise) continue;
-        if (!names.includes(`${name}.js`)) continue;
-        files.push(await loadFile(name, join(input, `${name}.js`), folder));
+      for (const entry of registry.exercises) {
+        if (exercise !== null && entry.name !== exercise) continue;
+        if (!names.includes(entry.file)) continue;
+        files.push(await loadFile(entry.name, join(input, entry.file), folder));
       }
       if (files.length === 0) {
-        throw new InputError(`${input}: no exercise file found; a submission directory holds ${EXERCISE_NAMES.map((name) => `${name}.js`).join(", ")} (any of them)`);
+        throw new InputError(`${input}: no exercise file found; a submission directory holds ${FILES} (any of them)`);
       }
       submissions.push({ input, files });
     } else {
-      const guessed = EXERCISE_NAMES.find((name) => basename(input) === `${name}.js`);
+      const guessed = registry.byFile(basename(input))?.name;
       const chosen = exercise ?? guessed;
       if (!chosen) {
-        throw new UsageError(`${input}: cannot tell which exercise this is; name it ${EXERCISE_NAMES.map((name) => `${name}.js`).join(", ")} or pass --exercise`);
+        throw new UsageError(`${input}: cannot tell which exercise this is; name it ${FILES} or pass --exercise`);
       }
       // A file named on the command line was chosen by whoever runs the
       // grader, so a link there is followed (but must still end at a regular file).

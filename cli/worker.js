@@ -5,14 +5,14 @@
 // to survive that.
 import { parentPort } from "node:worker_threads";
 import { loadNodeEngines } from "../web/src/runner/node.js";
-import { EXERCISE_NAMES } from "./args.js";
+import { registryOf } from "../web/src/runner/registry.js";
 import { gradeFile } from "./grade-file.js";
 
 // A failure here is the grader's, not a submission's: it reaches the parent
 // as the thread's error before it was ready, and the run stops (exit 2).
 const engines = await loadNodeEngines();
 
-parentPort.postMessage({ ready: true, maxScores: Object.fromEntries(EXERCISE_NAMES.map((name) => [name, engines.leaselab.maxScore(name)])) });
+parentPort.postMessage({ ready: true, maxScores: Object.fromEntries(registryOf(engines.leaselab).exercises.map((exercise) => [exercise.name, exercise.maxScore])) });
 
 parentPort.on("message", async ({ file, options }) => {
   let reply;

@@ -9,8 +9,7 @@ import { readFileSync } from "node:fs";
 import { startBrowser, ARTIFACTS_DIR, axeViolations } from "./support/browser.mjs";
 import { openLesson } from "./support/lesson.mjs";
 import { deadlineMessage, gradingDeadlineMs } from "../web/src/runner/limits.js";
-import { PAGE_SEEDS } from "../web/src/runner/client.js";
-import { loadNodeEngines } from "../web/src/runner/node.js";
+import { loadNodeEngines, loadNodeRegistry } from "../web/src/runner/node.js";
 import { gradeSource } from "../web/src/runner/grade.js";
 
 const SOLUTION = readFileSync(new URL("../exercises/ownership-election/lock/solution.js", import.meta.url), "utf8");
@@ -94,7 +93,7 @@ test("grade(): a call stuck in one built-in gets 'took too long' at a short dead
   assert.deepEqual(problems, []);
 });
 
-test("grade(): with no seeds named, the page grades PAGE_SEEDS schedules, the Rust grader's default (so its deadline is computed from what runs); a nonsense deadlineMs is refused", async () => {
+test("grade(): with no seeds named, the page grades the registry's default budget, exactly as Node does with no options (so its deadline is computed from what runs); a nonsense deadlineMs is refused", async () => {
   const { page } = await openLesson(session);
   const inBrowser = await page.evaluate((source) => window.leaselab.grade({ exercise: "lock", source }), SOLUTION);
   // Node, with no options at all, grades with the Rust default.
@@ -124,7 +123,7 @@ test("Run tests: a stuck submission shows the page's own deadline verdict like a
   assert.equal(await runButton.isDisabled(), true);
   // "Running" (not "Starting the grader…"): the worker has loaded, and the submission's code runs.
   await status.filter({ hasText: /^Running the tests… 0 runs so far$/ }).waitFor();
-  const deadlineMs = gradingDeadlineMs(PAGE_SEEDS);
+  const deadlineMs = gradingDeadlineMs((await loadNodeRegistry()).defaults.seeds);
   await page.clock.fastForward(deadlineMs);
 
   const shown = exercise.locator(".runner-problems");

@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../web/src/runner/node.js";
 import { createCaseRunner } from "../web/src/runner/run-case.js";
-import { EXERCISES } from "../web/src/runner/grade.js";
+import { loadNodeRegistry } from "../web/src/runner/node.js";
+
+const registry = await loadNodeRegistry();
 
 let engines;
 before(async () => {
@@ -35,7 +37,7 @@ function firstCase(exercise) {
 
 async function reportBothWays(exercise, source) {
   await engines.quickjs.refill();
-  const runner = createCaseRunner(engines, { exercise, source, fileName: EXERCISES[exercise].file });
+  const runner = createCaseRunner(engines, { exercise, source, fileName: registry.exercise(exercise).file });
   try {
     const viaJson = engines.leaselab.gradeSubmission(exercise, { seeds: 15 }, (caseJson) => runner.run(caseJson));
     const viaTicket = engines.leaselab.gradeSubmission(exercise, { seeds: 15 }, (caseJson) => runner.run(caseJson, { handOff: true }));

@@ -5,6 +5,7 @@
 // stuck code and the page are in grading-deadline.browser.test.mjs; this
 // covers the paths Chromium cannot be made to take on demand (a worker that
 // dies, a worker that has not started by its deadline).
+import { loadNodeRegistry } from "../web/src/runner/node.js";
 import { test, mock, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { deadlineMessage, gradingDeadlineMs } from "../web/src/runner/limits.js";
@@ -27,7 +28,7 @@ class FakeWorker {
   postMessage(message) {
     assert.equal(this.terminated, false, "nothing is posted to a terminated worker");
     // Like structured cloning, which refuses functions.
-    if (typeof message.options?.seeds === "function") throw new TypeError("could not be cloned");
+    if (Object.values(message.options ?? {}).some((value) => typeof value === "function")) throw new TypeError("could not be cloned");
     this.posted.push(message);
   }
   terminate() {
@@ -46,7 +47,11 @@ class FakeWorker {
 }
 
 globalThis.Worker = FakeWorker;
-const { DeadlineError, PAGE_SEEDS, gradeInWorker, labInWorker, replayInWorker } = await import("../web/src/runner/client.js");
+const { DeadlineError, gradeInWorker, labInWorker, replayInWorker } = await import("../web/src/runner/client.js");
+// The page passes the registry's default budget; so do these tests.
+const { defaults } = await loadNodeRegistry();
+const PAGE_SEEDS = defaults.seeds;
+const grade = (request) => gradeInWorker({ ...request, options: { seeds: PAGE_SEEDS, ...request.options } });
 
 beforeEach(() => {
   mock.timers.enable({ apis: ["setTimeout"] });
@@ -69,7 +74,7 @@ async function settled(promise) {
 const started = (worker, maxScore = 14) => worker.answer({ id: worker.last.id, type: "started", fileName: "lock.js", maxScore });
 
 test("a grading past its deadline resolves to the 'took too long' report; the worker is terminated and the next request gets a fresh one", async () => {
-  const grading = gradeInWorker({ exercise: "lock", source: "stuck", deadlineMs: 3_000 });
+  const grading = grade({ exercise: "lock", source: "stuck", deadlineMs: 3_000 });
   const worker = workers.at(-1);
   assert.deepEqual(worker.last.options, { seeds: PAGE_SEEDS });
   started(worker);
@@ -79,7 +84,7 @@ test("a grading past its deadline resolves to the 'took too long' report; the wo
   assert.deepEqual(await grading, { exercise: "lock", score: 0, maxScore: 14, problems: [deadlineMessage("lock.js", 3_000)], tests: [] });
   assert.equal(worker.terminated, true);
 
-  const next = gradeInWorker({ exercise: "lock", source: "fine" });
+  const next = grade({ exercise: "lock", source: "fine" });
   const fresh = workers.at(-1);
   assert.notEqual(fresh, worker);
   started(fresh);
@@ -88,8 +93,8 @@ test("a grading past its deadline resolves to the 'took too long' report; the wo
 });
 
 test("requests reach the worker one at a time; one queued behind a stuck grading goes to the fresh worker, with its deadline counted from then", async () => {
-  const stuck = gradeInWorker({ exercise: "lock", source: "stuck", deadlineMs: 1_000 });
-  const queued = gradeInWorker({ exercise: "lock", source: "queued", deadlineMs: 1_000 });
+  const stuck = grade({ exercise: "lock", source: "stuck", deadlineMs: 1_000 });
+  const queued = grade({ exercise: "lock", source: "queued", deadlineMs: 1_000 });
   const worker = workers.at(-1);
   assert.equal(worker.last.source, "stuck");
   assert.ok(!worker.posted.some((message) => message.source === "queued"), "the second request waits in the page, not in the worker");
@@ -108,8 +113,8 @@ test("requests reach the worker one at a time; one queued behind a stuck grading
 });
 
 test("a worker that dies fails the request it was running with a clear message; queued ones go to a fresh worker", async () => {
-  const running = gradeInWorker({ exercise: "lock", source: "a" });
-  const queued = gradeInWorker({ exercise: "lock", source: "b" });
+  const running = grade({ exercise: "lock", source: "a" });
+  const queued = grade({ exercise: "lock", source: "b" });
   const worker = workers.at(-1);
   started(worker);
   let prevented = false;
@@ -128,7 +133,7 @@ test("a worker that dies fails the request it was running with a clear message; 
 });
 
 test("a deadline that passes before the worker started blames the grader, not the code", async () => {
-  const grading = gradeInWorker({ exercise: "lock", source: "x", deadlineMs: 2_000 });
+  const grading = grade({ exercise: "lock", source: "x", deadlineMs: 2_000 });
   mock.timers.tick(2_000);
   await assert.rejects(grading, { message: "the grader did not start within 2 s" });
   assert.equal(workers.at(-1).terminated, true);
@@ -141,7 +146,7 @@ test("deadlines: the limit for the seeds that run, never longer; replays get one
     [{ deadlineMs: 10 ** 9 }, gradingDeadlineMs(PAGE_SEEDS)],
   ];
   for (const [extra, expected] of cases) {
-    const grading = gradeInWorker({ exercise: "lock", source: "x", ...extra });
+    const grading = grade({ exercise: "lock", source: "x", ...extra });
     const worker = workers.at(-1);
     started(worker);
     mock.timers.tick(expected - 1);
@@ -156,14 +161,14 @@ test("deadlines: the limit for the seeds that run, never longer; replays get one
   await assert.rejects(replay, (error) => error instanceof DeadlineError && error.message === deadlineMessage("lock.js", gradingDeadlineMs(1)));
 
   for (const deadlineMs of [0, -1, Number.NaN, Infinity, "5000"]) {
-    await assert.rejects(gradeInWorker({ exercise: "lock", source: "x", deadlineMs }), RangeError);
+    await assert.rejects(grade({ exercise: "lock", source: "x", deadlineMs }), RangeError);
   }
 });
 
 test("lab runs have a worker of their own: a grading's deadline never ends one", async () => {
   const lab = labInWorker({ exercise: "lock", source: "x", endpoint: "http://127.0.0.1:2379", onLog: () => {} });
   const labWorker = workers.at(-1);
-  const grading = gradeInWorker({ exercise: "lock", source: "stuck", deadlineMs: 1_000 });
+  const grading = grade({ exercise: "lock", source: "stuck", deadlineMs: 1_000 });
   const gradingWorker = workers.at(-1);
   assert.notEqual(gradingWorker, labWorker);
   started(gradingWorker);
@@ -176,11 +181,19 @@ test("lab runs have a worker of their own: a grading's deadline never ends one",
 });
 
 test("a request that cannot be posted fails alone and at once; the next one is sent", async () => {
-  const bad = gradeInWorker({ exercise: "lock", source: "x", options: { seeds: () => 1 } });
-  const good = gradeInWorker({ exercise: "lock", source: "after-bad" });
+  const bad = grade({ exercise: "lock", source: "x", options: { seeds: PAGE_SEEDS, extra: () => 1 } });
+  const good = grade({ exercise: "lock", source: "after-bad" });
   await assert.rejects(bad, { message: "could not be cloned" });
   const worker = workers.at(-1);
   assert.equal(worker.last.source, "after-bad");
   worker.answer({ id: worker.last.id, type: "result", report: { score: 1 } });
   assert.deepEqual(await good, { score: 1 });
+});
+
+test("a grading request must name its budget: without whole-number seeds it is refused before any worker starts", async () => {
+  const before = workers.length;
+  for (const options of [undefined, {}, { seeds: "200" }, { seeds: 2.5 }]) {
+    await assert.rejects(gradeInWorker({ exercise: "lock", source: "x", options }), /needs options\.seeds/);
+  }
+  assert.equal(workers.length, before);
 });

@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../web/src/runner/node.js";
 import { createCaseRunner } from "../web/src/runner/run-case.js";
-import { EXERCISES } from "../web/src/runner/grade.js";
+import { loadNodeRegistry } from "../web/src/runner/node.js";
+
+const registry = await loadNodeRegistry();
 
 let engines;
 before(async () => {
@@ -53,11 +55,11 @@ function answerOfReference(exercise, caseJson) {
   return JSON.stringify({ answers, failure: null, console: [] });
 }
 
-for (const exercise of Object.keys(EXERCISES)) {
+for (const exercise of registry.names) {
   test(`${exercise}: solution.js in the sandbox traces exactly like the Rust reference`, async () => {
     await engines.quickjs.refill();
     const source = readFileSync(new URL(`../exercises/ownership-election/${exercise}/solution.js`, import.meta.url), "utf8");
-    const runner = createCaseRunner(engines, { exercise, source, fileName: EXERCISES[exercise].file });
+    const runner = createCaseRunner(engines, { exercise, source, fileName: registry.exercise(exercise).file });
     try {
       const cases = casesOf(exercise, 40);
       assert.ok(cases.length >= 40);

@@ -120,7 +120,7 @@ ${lesson.source ? `<p>${escapeHtml(lesson.source)}</p>` : ""}
 export function lessonData(lesson) {
   const exercises = {};
   for (const [name, exercise] of Object.entries(lesson.exercises)) {
-    exercises[name] = { name, title: exercise.title, file: exercise.file, exports: exercise.exports, starter: exercise.starter, hintsTotal: exercise.hints.length };
+    exercises[name] = { name, title: exercise.title, file: exercise.file, exports: exercise.exports, starter: exercise.starter, hintsTotal: exercise.hints.length, lab: exercise.lab };
   }
   return {
     title: lesson.title,
@@ -132,6 +132,8 @@ export function lessonData(lesson) {
     })),
     quizzes: lesson.quizzes,
     exercises,
+    // The grader's registry (via the content crate): the page grades with exactly this budget.
+    grading: { graderVersion: lesson.grading.grader_version, seeds: lesson.grading.seeds },
   };
 }
 

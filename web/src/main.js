@@ -22,21 +22,19 @@ const WIDGETS = {
 };
 
 /**
- * The code runner (web/src/runner) mounts into every `.exercise-runner`
- * element; until it is connected, that element shows the starter code.
- * To connect it, set this to
- *   () => import("./runner/mount.js").then((module) => module.mountRunner)
- * It is called as `mountRunner(element, { exercise, progress })`, where
- * `exercise` is { name, title, file, exports, starter, hintsTotal } and
- * `progress` is the store from storage/progress.js (getDraft, setDraft,
- * recordRun, markPassed …).
+ * The code runner (web/src/runner/mount.js) mounts into every
+ * `.exercise-runner` element when it comes near; until then that element
+ * shows the starter code. It is called as `mountRunner(element, { exercise,
+ * grading, progress })`, where `exercise` is { name, title, file, exports,
+ * starter, hintsTotal, lab }, `grading` the grader's budget ({ seeds }) and
+ * `progress` the store from storage/progress.js.
  */
 const loadRunner = () => import("./runner/mount.js").then((module) => module.mountRunner);
 
 /** Loads the editor and the grader (the page's largest scripts) only when an exercise comes near. */
-function mountRunnerIn(runner, exercise, progress) {
+function mountRunnerIn(runner, exercise, grading, progress) {
   loadRunner()
-    .then((mountRunner) => mountRunner(runner, { exercise, progress }))
+    .then((mountRunner) => mountRunner(runner, { exercise, grading, progress }))
     .catch((error) => showProblem(runner, `The code editor could not start (${error.message}). The starter code is shown instead; reload to try again.`, error));
 }
 
@@ -97,14 +95,19 @@ function startLesson(lesson) {
     const exercise = lesson.exercises[element.dataset.exercise];
     guard(`exercise ${exercise?.name}`, () => mountExercise(element, exercise, progress), element);
     const runner = element.querySelector(".exercise-runner");
-    if (runner && loadRunner) whenNear(runner, () => mountRunnerIn(runner, exercise, progress), location.hash.startsWith(`#replay=${exercise.name}~`));
+    if (runner && loadRunner) whenNear(runner, () => mountRunnerIn(runner, exercise, lesson.grading, progress), location.hash.startsWith(`#replay=${exercise.name}~`));
   }
   adaptContents();
   document.documentElement.dataset.lessonReady = "true";
   // Handles for tests and the curious: the progress store, and grading as the page does it,
-  // grade({ exercise, source, options, deadlineMs }); a `deadlineMs` shorter than the page's
-  // hard deadline lets a test reach the "took too long" verdict quickly.
-  window.leaselab = { progress, grade: (request) => import("./runner/client.js").then((module) => module.gradeInWorker(request)) };
+  // grade({ exercise, source, options, deadlineMs }), with the page's budget unless `options`
+  // names another; a `deadlineMs` shorter than the page's hard deadline lets a test reach the
+  // "took too long" verdict quickly.
+  const grade = (request) => {
+    const options = { seeds: lesson.grading.seeds, ...request?.options };
+    return import("./runner/client.js").then((module) => module.gradeInWorker({ ...request, options }));
+  };
+  window.leaselab = { progress, grading: lesson.grading, exercises: lesson.exercises, grade };
 }
 
 /** Runs a mount; if it throws, says so in place and carries on with the rest of the page. */

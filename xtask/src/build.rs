@@ -92,18 +92,16 @@ pub fn bundle_web() -> Result<(), String> {
     std::fs::rename(&dist, &served).map_err(|error| format!("cannot move {} to {}: {error}", dist.display(), served.display()))
 }
 
-/// The lesson the page teaches.
-const LESSON_DIR: &str = "exercises/ownership-election";
-
 /// Renders the lesson to JSON with the content crate (which checks it first
 /// and names every problem with file:line:col), then to `index.html` with
 /// `web/build/render-page.mjs`, so the page's text is HTML before any script runs.
 fn render_lesson_page(dist: &Path) -> Result<(), String> {
-    let json = root().join("target/lesson/ownership-election.json");
+    let lesson_dir = crate::lesson::dir()?;
+    let json = root().join(format!("target/lesson/{}.json", crate::lesson::id(&lesson_dir)));
     let json_dir = json.parent().expect("the lesson JSON has a folder");
     std::fs::create_dir_all(json_dir).map_err(|error| format!("cannot create {}: {error}", json_dir.display()))?;
     let json_text = json.to_string_lossy().into_owned();
-    cmd::run(command("cargo", &["run", "--quiet", "-p", "content", "--", "render", LESSON_DIR, "--out", &json_text]))
+    cmd::run(command("cargo", &["run", "--quiet", "-p", "content", "--", "render", &lesson_dir, "--out", &json_text]))
         .map_err(|error| format!("{error}; fix the lesson's content (`cargo xtask check` lists every problem)"))?;
     let page = dist.join("index.html");
     cmd::run(command("node", &["web/build/render-page.mjs", "--lesson", &json_text, "--out", &page.to_string_lossy()]))

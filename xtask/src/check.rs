@@ -9,17 +9,16 @@ use std::process::Command;
 use crate::cmd::{self, command, root};
 use crate::{build, tools};
 
-const LESSON_DIR: &str = "exercises/ownership-election";
-
 pub fn run() -> Result<(), String> {
-    cmd::run(command("cargo", &["run", "--quiet", "-p", "content", "--", "check", LESSON_DIR]))?;
+    let lesson_dir = crate::lesson::dir()?;
+    cmd::run(command("cargo", &["run", "--quiet", "-p", "content", "--", "check", &lesson_dir]))?;
     tools::ensure_all(tools::Needs { browser: false })?;
-    if !root().join("web/pkg/leaselab_bg.wasm").exists() {
-        build::build_wasm()?;
-    }
+    // Always (re)build: cargo only recompiles what changed, and a wasm left
+    // from before a checker changed would grade with the old rules.
+    build::build_wasm()?;
     let mut problems = Vec::new();
-    let mut exercises: Vec<String> = std::fs::read_dir(root().join(LESSON_DIR))
-        .map_err(|error| format!("cannot read {LESSON_DIR}: {error}"))?
+    let mut exercises: Vec<String> = std::fs::read_dir(root().join(&lesson_dir))
+        .map_err(|error| format!("cannot read {lesson_dir}: {error}"))?
         .flatten()
         .filter(|entry| entry.path().join("exercise.toml").exists())
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
@@ -27,7 +26,7 @@ pub fn run() -> Result<(), String> {
     exercises.sort();
     for exercise in &exercises {
         for (file, must_pass) in [("solution.js", true), ("starter.js", false)] {
-            let path = format!("{LESSON_DIR}/{exercise}/{file}");
+            let path = format!("{lesson_dir}/{exercise}/{file}");
             let status = Command::new("node")
                 .args(["cli/leaselab.mjs", "grade", &path, "--exercise", exercise, "--format", "json"])
                 .current_dir(root())

@@ -7,6 +7,7 @@
 mod build;
 mod check;
 mod cmd;
+mod lesson;
 mod serve;
 mod test;
 mod tools;

@@ -210,7 +210,44 @@ fn read_metadata(
         }
     }
     exercise.exports = valid.iter().map(|export| export.text.clone()).collect();
+    check_against_registry(file, &root, exercise, diagnostics);
     valid
+}
+
+/// The grader's registry is the one list of exercises: an exercise folder
+/// it does not know cannot be graded, and its `file` and `exports` must be
+/// the ones the runner and the CLI use.
+fn check_against_registry(file: &SourceFile, root: &TableView<'_, '_>, exercise: &Exercise, diagnostics: &mut Diagnostics) {
+    let Some(entry) = grader::registry::info(&exercise.name) else {
+        diagnostics.error(
+            "unknown-exercise",
+            file.location_of(&(0..0)),
+            format!(
+                "the grader has no exercise named `{}` (it grades {})",
+                exercise.name,
+                grader::registry::names().join(", ")
+            ),
+            "name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, \"Add an exercise\")",
+        );
+        return;
+    };
+    if !exercise.file.is_empty() && exercise.file != entry.file {
+        diagnostics.error(
+            "registry-mismatch",
+            file.location_of(&root.span_of("file")),
+            format!("`file` is \"{}\", but the grader grades the {} exercise as \"{}\"", exercise.file, entry.name, entry.file),
+            format!("write `file = \"{}\"`", entry.file),
+        );
+    }
+    let registered: Vec<String> = entry.exports.iter().map(|name| name.to_string()).collect();
+    if !exercise.exports.is_empty() && exercise.exports != registered {
+        diagnostics.error(
+            "registry-mismatch",
+            file.location_of(&root.span_of("exports")),
+            format!("`exports` is {:?}, but the grader calls {:?}", exercise.exports, registered),
+            format!("write `exports = {registered:?}`, in that order"),
+        );
+    }
 }
 
 fn check_exports(source: &SourceFile, exports: &[SpannedText], diagnostics: &mut Diagnostics) {

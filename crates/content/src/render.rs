@@ -39,6 +39,17 @@ pub struct RenderedLesson {
     pub diagrams: BTreeMap<String, RenderedDiagram>,
     /// The names of the widgets the lesson embeds, sorted.
     pub widgets: Vec<String>,
+    /// How the grader grades, from its registry: the page grades with exactly this.
+    pub grading: Grading,
+}
+
+/// The grader's version and default budget, from its registry.
+#[derive(Debug, Clone, Serialize)]
+pub struct Grading {
+    /// The grader's version (replay tokens and exported progress carry it).
+    pub grader_version: String,
+    /// Random schedules per exercise when nobody names another number.
+    pub seeds: u32,
 }
 
 /// One section.
@@ -167,6 +178,9 @@ pub struct RenderedExercise {
     pub readme_html: String,
     /// The hints, in unlocking order.
     pub hints: Vec<RenderedHint>,
+    /// What lab mode (the learner's code on a real etcd) shows, or null if it
+    /// does not run this exercise: from the grader's registry.
+    pub lab: Option<String>,
 }
 
 /// One hint.
@@ -234,6 +248,7 @@ pub fn render_lesson(lesson: &Lesson) -> RenderedLesson {
             })
             .collect(),
         widgets: lesson.widgets.iter().cloned().collect(),
+        grading: Grading { grader_version: grader::registry::GRADER_VERSION.to_string(), seeds: grader::registry::defaults().seeds },
     }
 }
 
@@ -368,5 +383,6 @@ fn render_exercise(exercise: &Exercise) -> RenderedExercise {
                 html: to_html(&hint.markdown),
             })
             .collect(),
+        lab: grader::registry::info(&exercise.name).and_then(|entry| entry.lab).map(str::to_string),
     }
 }

@@ -94,3 +94,11 @@ pub fn check_answer(exercise: &str, case_json: &str, answer_json: &str) -> Resul
 pub fn max_score(exercise: &str) -> Result<u32, JsError> {
     grader::dynamic::max_score(exercise).map_err(|message| JsError::new(&message))
 }
+
+/// The exercise registry as JSON: the grader's version, the default budget,
+/// and every exercise (file, exports, how it runs, its key, its lab run, its
+/// rules and tests). Every JavaScript host reads its exercises from here.
+#[wasm_bindgen(js_name = exerciseRegistry)]
+pub fn exercise_registry() -> String {
+    grader::registry::registry_json().to_string()
+}

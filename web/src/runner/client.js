@@ -20,14 +20,6 @@
 // deadline kill a lab run that did nothing wrong.
 import { deadlineMessage, gradingDeadlineMs } from "./limits.js";
 
-/**
- * The random schedules a page grading runs when the caller names none: the
- * Rust grader's own default (`GradeOptions::default()` in crates/grader),
- * which is what the page has always graded with. It is sent explicitly so
- * the deadline is computed from the number that actually runs.
- */
-export const PAGE_SEEDS = 200;
-
 /** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
 export class DeadlineError extends Error {
   constructor(message) {
@@ -177,9 +169,11 @@ function notStarted(job) {
  * `onProgress(runs)` as runs finish.
  */
 export async function gradeInWorker({ exercise, source, options, deadlineMs, onStarted, onProgress }) {
-  const gradeOptions = { ...options, seeds: options?.seeds ?? PAGE_SEEDS };
-  // A seeds value that is not a number fails in the grader with its own message; the deadline only needs a number.
-  const seeds = Number.isFinite(gradeOptions.seeds) ? gradeOptions.seeds : PAGE_SEEDS;
+  // The caller names the budget (the page passes the registry's default,
+  // `lesson.grading.seeds`), so the deadline is computed from what runs.
+  const gradeOptions = { ...options };
+  if (!Number.isSafeInteger(gradeOptions.seeds)) throw new TypeError("gradeInWorker needs options.seeds, a whole number: the page passes the grader's default budget");
+  const { seeds } = gradeOptions;
   return grading.send(
     { type: "grade", exercise, source, options: gradeOptions },
     {

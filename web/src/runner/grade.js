@@ -3,15 +3,8 @@
 // every case run in the sandbox by `runCase`.
 import { createCaseRunner, loadModule, ModuleError } from "./run-case.js";
 import { SOURCE_BYTES_MAX } from "./limits.js";
+import { registryOf } from "./registry.js";
 import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
-
-/** What each exercise's module must export, and the file it is graded as. */
-export const EXERCISES = Object.freeze({
-  cas: { file: "cas.js", exports: ["createStore"] },
-  lock: { file: "lock.js", exports: ["tryLock", "lock", "unlock"] },
-  lease: { file: "lease.js", exports: ["campaign", "lead"] },
-  fencing: { file: "fencing.js", exports: ["handleRequest"] },
-});
 
 function editDistance(a, b) {
   const row = Array.from({ length: b.length + 1 }, (_, index) => index);
@@ -38,11 +31,11 @@ export function closestName(wanted, names) {
 }
 
 /**
- * Checks that `source` loads and exports the exercise's functions.
- * Returns a list of problems, each one sentence naming the file and what to do.
+ * Checks that `source` loads and exports the functions of `spec` (the
+ * exercise's registry entry). Returns a list of problems, each one sentence
+ * naming the file and what to do.
  */
-export function preflight(quickjs, { exercise, source, fileName }) {
-  const spec = EXERCISES[exercise];
+export function preflight(quickjs, { spec, source, fileName }) {
   const tooLarge = sizeProblem(source, fileName);
   if (tooLarge) return [tooLarge];
   const sandbox = createSandbox(quickjs, { limits: DEFAULT_LIMITS });
@@ -101,15 +94,14 @@ function formatBytes(bytes) {
  * missing export), one sentence each, and no tests.
  */
 export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun }) {
-  const spec = EXERCISES[exercise];
-  if (!spec) throw new Error(`there is no exercise named "${exercise}"; the exercises are ${Object.keys(EXERCISES).join(", ")}`);
+  const spec = registryOf(engines.leaselab).exercise(exercise);
   const file = fileName ?? spec.file;
   // A fresh QuickJS instance for this submission: nothing an earlier one did can reach it.
   engines.quickjs.beginSubmission();
   await engines.quickjs.refill();
-  const problems = preflight(engines.quickjs, { exercise, source, fileName: file });
+  const problems = preflight(engines.quickjs, { spec, source, fileName: file });
   if (problems.length > 0) {
-    return { exercise, score: 0, maxScore: engines.leaselab.maxScore(exercise), problems, tests: [] };
+    return { exercise, score: 0, maxScore: spec.maxScore, problems, tests: [] };
   }
   const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits });
   try {
@@ -132,8 +124,7 @@ export async function gradeSource(engines, { exercise, source, fileName, options
  * trace }` the grader checked and `violation` null if the run passes now.
  */
 export async function replaySource(engines, { exercise, source, token, fileName, limits = DEFAULT_LIMITS }) {
-  const spec = EXERCISES[exercise];
-  if (!spec) throw new Error(`there is no exercise named "${exercise}"`);
+  const spec = registryOf(engines.leaselab).exercise(exercise);
   const tooLarge = sizeProblem(source, fileName ?? spec.file);
   if (tooLarge) throw new Error(tooLarge);
   engines.quickjs.beginSubmission();

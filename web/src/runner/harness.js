@@ -17,7 +17,7 @@
 // `now()` reads the local clocks the host passed with the last step.
 
 /* eslint-disable no-restricted-globals */
-function harnessMain(exercise, workloadJson, fileName, tools) {
+function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   "use strict";
   // The realm is sealed before this runs (see the prelude in sandbox.js), so
   // the built-ins used here are the real ones. Still, nothing below iterates
@@ -231,7 +231,6 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
   }
 
   // ---- the lock exercise (crates/grader/src/lock/harness.rs) ------------
-  const LOCK_KEY = "locks/bar";
 
   async function runLockScript(process, exports, ctx, script) {
     let held = null;
@@ -239,23 +238,23 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
       const step = script[index];
       switch (step.step) {
         case "tryLock": {
-          const result = await callLearner(process, exports, "tryLock", [ctx, LOCK_KEY, step.ttlMs]);
+          const result = await callLearner(process, exports, "tryLock", [ctx, storeKey, step.ttlMs]);
           const version = versionOf(result);
           if (result !== null && version === null) {
             throw failure("tryLock() returned " + describeValue(result) + "; expected { version } (the version of your successful compareAndSwap) or null");
           }
           held = version;
-          note(process, held === null ? { note: "notAcquired", key: LOCK_KEY } : { note: "acquired", key: LOCK_KEY, version: held });
+          note(process, held === null ? { note: "notAcquired", key: storeKey } : { note: "acquired", key: storeKey, version: held });
           break;
         }
         case "lock": {
-          const result = await callLearner(process, exports, "lock", [ctx, LOCK_KEY, step.ttlMs]);
+          const result = await callLearner(process, exports, "lock", [ctx, storeKey, step.ttlMs]);
           const version = versionOf(result);
           if (version === null) {
             throw failure("lock() returned " + describeValue(result) + "; expected { version }, the version of your successful compareAndSwap");
           }
           held = version;
-          note(process, { note: "acquired", key: LOCK_KEY, version: held });
+          note(process, { note: "acquired", key: storeKey, version: held });
           break;
         }
         case "hold":
@@ -265,11 +264,11 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
           if (held !== null) {
             const version = held;
             held = null;
-            const ok = await callLearner(process, exports, "unlock", [ctx, LOCK_KEY, version]);
+            const ok = await callLearner(process, exports, "unlock", [ctx, storeKey, version]);
             if (typeof ok !== "boolean") {
               throw failure("unlock() returned " + describeValue(ok) + "; expected true (your lock was released) or false");
             }
-            note(process, { note: "released", key: LOCK_KEY, version, ok });
+            note(process, { note: "released", key: storeKey, version, ok });
           }
           break;
         case "sleep":
@@ -282,7 +281,6 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
   }
 
   // ---- the lease exercise (crates/grader/src/lease/harness.rs) ----------
-  const LEASE_KEY = "leader/bar";
 
   async function runReplica(process, exports, ctx) {
     const startMs = workload.startsMs[process] || 0;
@@ -292,20 +290,19 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
       sleep: ctx.sleep,
       store: ctx.store,
       work() {
-        note(process, { note: "work", key: LEASE_KEY });
+        note(process, { note: "work", key: storeKey });
         return ctx.sleep(workload.workMs);
       },
     });
     if (startMs > 0) await ctx.sleep(startMs);
     for (;;) {
-      const lease = await callLearner(process, exports, "campaign", [leaderCtx, LEASE_KEY, workload.ttlMs]);
-      await callLearner(process, exports, "lead", [leaderCtx, LEASE_KEY, workload.ttlMs, lease]);
-      note(process, { note: "stepped", key: LEASE_KEY });
+      const lease = await callLearner(process, exports, "campaign", [leaderCtx, storeKey, workload.ttlMs]);
+      await callLearner(process, exports, "lead", [leaderCtx, storeKey, workload.ttlMs, lease]);
+      note(process, { note: "stepped", key: storeKey });
     }
   }
 
   // ---- the fencing exercise (crates/grader/src/fencing/harness.rs) ------
-  const FENCING_KEY = "leader/bar";
   /** Request number → { owner, version }, as the leaders sent them. */
   const sent = new Map();
 
@@ -318,28 +315,28 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
       switch (step.step) {
         case "acquire":
           for (;;) {
-            const result = await call({ op: "cas", key: FENCING_KEY, nextValue: name, currentValue: null, version: null, ttlMs: step.ttlMs });
+            const result = await call({ op: "cas", key: storeKey, nextValue: name, currentValue: null, version: null, ttlMs: step.ttlMs });
             if (result.ok) {
               holding = result.version;
-              note(process, { note: "acquired", key: FENCING_KEY, version: holding });
+              note(process, { note: "acquired", key: storeKey, version: holding });
               break;
             }
-            if (result.current !== null) await call({ op: "watch", key: FENCING_KEY, afterVersion: result.current.version });
+            if (result.current !== null) await call({ op: "watch", key: storeKey, afterVersion: result.current.version });
           }
           break;
         case "renew":
           if (holding !== null) {
-            const result = await call({ op: "cas", key: FENCING_KEY, nextValue: name, currentValue: name, version: holding, ttlMs: step.ttlMs });
+            const result = await call({ op: "cas", key: storeKey, nextValue: name, currentValue: name, version: holding, ttlMs: step.ttlMs });
             holding = result.ok ? result.version : null;
-            if (holding !== null) note(process, { note: "acquired", key: FENCING_KEY, version: holding });
+            if (holding !== null) note(process, { note: "acquired", key: storeKey, version: holding });
           }
           break;
         case "release":
           if (holding !== null) {
             const version = holding;
             holding = null;
-            const result = await call({ op: "delete", key: FENCING_KEY, version });
-            note(process, { note: "released", key: FENCING_KEY, version, ok: result.ok });
+            const result = await call({ op: "delete", key: storeKey, version });
+            note(process, { note: "released", key: storeKey, version, ok: result.ok });
           }
           break;
         case "send":
@@ -364,7 +361,7 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
     const id = "r" + delivery.request;
     const request = harden({ id, owner: stamp.owner, version: stamp.version, payload: "payload of " + id });
     try {
-      const accepted = await callLearner(process, exports, "handleRequest", [ctx, FENCING_KEY, request]);
+      const accepted = await callLearner(process, exports, "handleRequest", [ctx, storeKey, request]);
       if (typeof accepted !== "boolean") {
         throw failure("handleRequest() returned " + describeValue(accepted) + "; expected true (applied) or false (rejected)");
       }

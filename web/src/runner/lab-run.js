@@ -8,31 +8,25 @@ import { HARNESS_SOURCE, parseOutbox } from "./harness.js";
 import { describeCall, describeReply } from "./timeline-model.js";
 import { createEtcdGateway } from "./etcd-gateway.js";
 import { loadModule } from "./run-case.js";
+import { registryOf } from "./registry.js";
 import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
 
-/** What each process does in the lab (two processes contend, then finish). */
-export const LAB_WORKLOADS = Object.freeze({
-  lock: {
-    processes: 2,
-    workload: {
-      scripts: [
-        [{ step: "lock", ttlMs: 4000 }, { step: "hold", ms: 1500 }, { step: "unlock" }],
-        [{ step: "sleep", ms: 300 }, { step: "lock", ttlMs: 4000 }, { step: "hold", ms: 1000 }, { step: "unlock" }],
-      ],
-    },
-    durationMs: 15_000,
-  },
-  lease: { processes: 2, workload: { ttlMs: 4000, workMs: 500, startsMs: [0, 300] }, durationMs: 12_000 },
-});
-
 /**
- * Runs `source` (lock.js or lease.js) against etcd at `endpoint`. `onLog`
+ * Runs `source` (an exercise whose registry entry has a `labRun`) against
+ * etcd at `endpoint`. `onLog`
  * receives `{ atMs, who, text }` lines as things happen. Resolves to
  * `{ stoppedBecause }` when every process is done or the lab's time is up.
  */
-export async function runLab(engines, { exercise, source, fileName, endpoint, onLog, fetch: fetchImpl }) {
-  const lab = LAB_WORKLOADS[exercise];
-  if (!lab) throw new Error(`lab mode runs the lock and lease exercises, not ${exercise}`);
+export async function runLab(engines, { exercise, source, endpoint, onLog, fetch: fetchImpl }) {
+  const registry = registryOf(engines.leaselab);
+  const spec = registry.exercise(exercise);
+  // What the lab runs comes from the grader's registry, as the tests do.
+  const lab = spec.labRun;
+  if (!lab) {
+    const labbed = registry.exercises.filter((entry) => entry.labRun).map((entry) => entry.name);
+    throw new Error(`lab mode runs the ${labbed.join(" and ")} exercises, not ${exercise}`);
+  }
+  const fileName = spec.file;
   const gateway = createEtcdGateway(endpoint, fetchImpl ? { fetch: fetchImpl } : {});
   // Fail early, with the reason, if etcd cannot be reached.
   await gateway.get("leaselab/lab-probe");
@@ -63,7 +57,7 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
   };
 
   const harnessMain = vm.unwrapResult(vm.evalCode(HARNESS_SOURCE, "harness.js"));
-  const owned = [vm.newString(exercise), vm.newString(JSON.stringify(lab.workload)), vm.newString(fileName)];
+  const owned = [vm.newString(exercise), vm.newString(JSON.stringify(lab.workload)), vm.newString(fileName), vm.newString(spec.key)];
   const harness = vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.tools));
   for (const handle of [...owned, harnessMain]) handle.dispose();
   const functions = Object.fromEntries(["start", "deliver", "flush"].map((name) => [name, vm.getProp(harness, name)]));
@@ -134,7 +128,7 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
         );
       } else if (kind === "n") {
         const note = JSON.parse(payload);
-        if (note.note === "acquired") log(who, `holds ${exercise === "lock" ? "the lock" : "the lease"} (version ${note.version})`);
+        if (note.note === "acquired") log(who, `holds ${note.key} (version ${note.version})`);
         else if (note.note === "released") log(who, `unlock(version ${note.version}) returned ${note.ok}`);
         else if (note.note === "work") log(who, "works as the leader");
         else if (note.note === "stepped") log(who, "stepped down");

@@ -12,8 +12,6 @@ import { parseReplayFragment, replayFragment } from "./link.js";
 import { timelineModel } from "./timeline-model.js";
 import { renderTimeline } from "./timeline-view.js";
 
-/** The exercises whose code can run against a real etcd. */
-const LAB_EXERCISES = ["lock", "lease"];
 const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
@@ -59,8 +57,11 @@ const h = (tag, attributes = {}, ...children) => {
   return element;
 };
 
-/** Mounts the runner for `exercise` ({ name, file, starter, … }) into `root`. */
-export function mountRunner(root, { exercise, progress }) {
+/**
+ * Mounts the runner for `exercise` ({ name, file, starter, lab, … }) into
+ * `root`; `grading` is the grader's budget ({ seeds }), which "Run tests" uses.
+ */
+export function mountRunner(root, { exercise, grading, progress }) {
   let state = initialState();
   let source = progress.getDraft(exercise.name) ?? exercise.starter;
   const linked = parseReplayFragment(location.hash);
@@ -85,7 +86,7 @@ export function mountRunner(root, { exercise, progress }) {
     editorHost,
     results,
     story,
-    LAB_EXERCISES.includes(exercise.name) ? labPanel() : null,
+    exercise.lab ? labPanel() : null,
   );
   const editor = createEditor(editorHost, {
     doc: source,
@@ -107,6 +108,7 @@ export function mountRunner(root, { exercise, progress }) {
       const report = await gradeInWorker({
         exercise: exercise.name,
         source: code,
+        options: { seeds: grading.seeds },
         onStarted: () => dispatch({ type: "grader-started" }),
         onProgress: (runs) => dispatch({ type: "progress", runs }),
       });

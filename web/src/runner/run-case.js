@@ -7,6 +7,7 @@
 // settle that call's promise inside the sandbox, running the learner's code
 // until it waits again.
 import { CAS_HARNESS_SOURCE, HARNESS_SOURCE } from "./harness.js";
+import { registryOf } from "./registry.js";
 import { createSandbox, DEFAULT_LIMITS, STOP_REASONS } from "./sandbox.js";
 
 /**
@@ -85,6 +86,9 @@ export function describeModuleError(info, fileName, stopped = null) {
  * broke down is replaced.
  */
 export function createCaseRunner(engines, { exercise, source, fileName, limits = DEFAULT_LIMITS }) {
+  const spec = registryOf(engines.leaselab).exercise(exercise);
+  // The cas exercise's module is a store the runner calls; the others run as simulated processes.
+  const drivesStore = spec.drive === "store";
   let sandbox = null;
   let harnessMain = null;
 
@@ -99,7 +103,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
 
   /** The run's answer when the code cannot even start: it failed with `reason`. */
   const failedAnswer = (caseJson, reason, handOff) => {
-    if (exercise === "cas") return JSON.stringify({ answers: [], failure: `${fileName} ${reason}`, console: [] });
+    if (drivesStore) return JSON.stringify({ answers: [], failure: `${fileName} ${reason}`, console: [] });
     const sim = new engines.leaselab.Simulation(caseJson);
     try {
       sim.fail(0, `${fileName} ${reason}`);
@@ -113,7 +117,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
     if (sandbox === null) {
       try {
         sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
-        const harnessSource = exercise === "cas" ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
+        const harnessSource = drivesStore ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
         harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
         sandbox.seal();
       } catch {
@@ -122,8 +126,8 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
         return failedAnswer(caseJson, lastStop ?? STOP_REASONS.memory(), handOff);
       }
     }
-    const runner = exercise === "cas" ? runCasOnce : runOnce;
-    const result = runner(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits, handOff });
+    const runner = drivesStore ? runCasOnce : runOnce;
+    const result = runner(engines, sandbox, harnessMain, { exercise, storeKey: spec.key, source, fileName, caseJson, limits, handOff });
     // A stopped run leaves nothing behind in a sealed sandbox (the next run
     // starts from its sealed memory); an unsealed or broken one is replaced.
     if (sandbox.stopped) lastStop = sandbox.stopped;
@@ -178,7 +182,7 @@ function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson }) {
 }
 
 /** Runs one case (see `createCaseRunner`) in a ready sandbox. */
-function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, caseJson, limits, handOff }) {
+function runOnce(engines, sandbox, harnessMain, { exercise, storeKey, source, fileName, caseJson, limits, handOff }) {
   const { leaselab } = engines;
   const workloadJson = JSON.stringify(JSON.parse(caseJson).workload);
   const sim = new leaselab.Simulation(caseJson);
@@ -195,7 +199,7 @@ function runOnce(engines, sandbox, harnessMain, { exercise, source, fileName, ca
   // its workload had finished (code can run on after its last call).
   let current = 0;
   try {
-    const owned = [vm.newString(exercise), vm.newString(workloadJson), vm.newString(fileName)];
+    const owned = [vm.newString(exercise), vm.newString(workloadJson), vm.newString(fileName), vm.newString(storeKey)];
     const harness = keep(vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.tools)));
     for (const arg of owned) arg.dispose();
     const start = keep(vm.getProp(harness, "start"));

@@ -14,8 +14,9 @@
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
 import { loadEngines } from "./engine.js";
-import { EXERCISES, gradeSource, replaySource } from "./grade.js";
+import { gradeSource, replaySource } from "./grade.js";
 import { runLab } from "./lab-run.js";
+import { registryOf } from "./registry.js";
 
 /** Where the wasm files are, relative to this worker's bundle in web/dist. */
 const SOURCES = {
@@ -44,8 +45,7 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ id: request.id, type: "result", replay });
     } else if (request.type === "lab") {
       const onLog = (line) => self.postMessage({ id: request.id, type: "log", line });
-      const fileName = `${request.exercise}.js`;
-      const lab = await runLab(engines, { exercise: request.exercise, source: request.source, fileName, endpoint: request.endpoint, onLog });
+      const lab = await runLab(engines, { exercise: request.exercise, source: request.source, endpoint: request.endpoint, onLog });
       self.postMessage({ id: request.id, type: "result", lab });
     } else {
       throw new Error(`unknown request type ${request.type}`);
@@ -62,7 +62,7 @@ self.addEventListener("message", async (event) => {
  * here; grading it fails at once with its own message.
  */
 function announceStart(request) {
-  const spec = EXERCISES[request.exercise];
+  const spec = registryOf(engines.leaselab).exercises.find((exercise) => exercise.name === request.exercise);
   if (!spec) return;
-  self.postMessage({ id: request.id, type: "started", fileName: spec.file, maxScore: engines.leaselab.maxScore(request.exercise) });
+  self.postMessage({ id: request.id, type: "started", fileName: spec.file, maxScore: spec.maxScore });
 }
