@@ -75,8 +75,8 @@ test("lab mode: the lock solution takes, holds and releases a real etcd lock, in
   await lab.getByRole("button", { name: "Run on etcd" }).click();
   await lab.locator(".lab-status", { hasText: "Finished: every process is done" }).waitFor({ timeout: 30_000 });
   const log = await lab.locator(".lab-log").innerText();
-  const first = /p1 holds locks\/bar \(version (\d+)\)/.exec(log);
-  const second = /p2 holds locks\/bar \(version (\d+)\)/.exec(log);
+  const first = /p1 now believes it holds "locks\/bar" \(version (\d+)\)/.exec(log);
+  const second = /p2 now believes it holds "locks\/bar" \(version (\d+)\)/.exec(log);
   assert.ok(first && second, log);
   assert.ok(Number(second[1]) > Number(first[1]), "the second holder's version is newer");
   assert.match(log, new RegExp(`p1 unlock\\(version ${first[1]}\\) returned true`));

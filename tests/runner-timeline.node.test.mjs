@@ -6,19 +6,21 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../web/src/runner/node.js";
 import { gradeSource } from "../web/src/runner/grade.js";
-import { timelineModel, describeCall } from "../web/src/runner/timeline-model.js";
+import { timelineModel } from "../web/src/runner/timeline-model.js";
 import { parseReplayFragment, replayFragment } from "../web/src/runner/link.js";
 
 let counterexample;
+let engines;
+let report;
 before(async () => {
-  const engines = await loadNodeEngines();
+  engines = await loadNodeEngines();
   const source = readFileSync(new URL("./fixtures/submissions/lock/unlock-without-version.js", import.meta.url), "utf8");
-  const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
+  report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
   counterexample = report.tests.find((t) => t.name.startsWith("the TTL unlock bug")).counterexample;
 });
 
 test("the TTL unlock bug as a timeline: two holders in turn, an expiry, a pause, the violation last", () => {
-  const model = timelineModel(counterexample.trace, counterexample.violation, counterexample.processes);
+  const model = timelineModel(counterexample.trace, counterexample.violation, counterexample.processes, counterexample.words);
   assert.deepEqual(model.lanes, ["p1", "p2", "store"]);
   assert.deepEqual(model.holds.map((hold) => hold.lane), ["p1", "p2"]);
   assert.ok(model.holds[0].toMs <= model.holds[1].fromMs, "p1's bar ends when its lock expires, before p2's starts");
@@ -36,10 +38,29 @@ test("the TTL unlock bug as a timeline: two holders in turn, an expiry, a pause,
   }
 });
 
-test("calls read as the learner wrote them", () => {
-  assert.equal(describeCall({ op: "cas", key: "k", nextValue: "p1", currentValue: null, version: null, ttlMs: 1000 }), 'compareAndSwap("k", "p1", null, { ttlMs: 1000 })');
-  assert.equal(describeCall({ op: "delete", key: "k", version: 7 }), 'delete("k", { version: 7 })');
-  assert.equal(describeCall({ op: "watch", key: "k", afterVersion: 3 }), 'watch("k", 3)');
+test("calls read as the learner wrote them, in the grader's words (lab mode uses these)", () => {
+  const { describeCall, describeReply } = engines.leaselab;
+  assert.equal(describeCall(JSON.stringify({ op: "cas", key: "k", nextValue: "p1", currentValue: null, version: null, ttlMs: 1000 })), 'compareAndSwap("k", "p1", null, { ttlMs: 1000 })');
+  assert.equal(describeCall(JSON.stringify({ op: "delete", key: "k", version: 7 })), 'delete("k", { version: 7 })');
+  assert.equal(describeCall(JSON.stringify({ op: "watch", key: "k", afterVersion: 3 })), 'watch("k", 3)');
+  assert.equal(describeReply(JSON.stringify({ reply: "slept" })), "woke up");
+});
+
+test("one story, one wording: the page's timeline steps, the CLI's text timeline and a replay's words are the same sentences", async () => {
+  const model = timelineModel(counterexample.trace, counterexample.violation, counterexample.processes, counterexample.words);
+  // What the CLI prints for a failing test (cli/grade-file.js).
+  const text = engines.leaselab.renderCounterexample(JSON.stringify(counterexample));
+  for (const step of model.steps) assert.ok(text.includes(step.text), `the CLI's timeline lacks "${step.text}"`);
+  const words = JSON.parse(engines.leaselab.describeTrace(JSON.stringify(counterexample.trace)));
+  assert.deepEqual(words, counterexample.words);
+  // The cas harness words the call that threw inside the VM; the grader's words for that call match.
+  const thrower = "export function createStore() { return { get() { throw new Error(\"boom\"); }, compareAndSwap() { return { ok: true, version: 1 }; }, delete() { return false; } }; }";
+  const cas = await gradeSource(engines, { exercise: "cas", source: thrower, options: { seeds: 1 } });
+  const failed = cas.tests.find((t) => t.counterexample?.violation.invariant === "no-errors");
+  const op = /(get\("[^"]*"\))/.exec(failed.message)?.[1];
+  assert.ok(op, failed.message);
+  const key = JSON.parse(/get\(("[^"]*")\)/.exec(op)[1]);
+  assert.equal(op, engines.leaselab.describeCall(JSON.stringify({ op: "get", key })));
 });
 
 test("a copy-link fragment carries exercise, token and code, and survives any characters", () => {

@@ -313,10 +313,12 @@ pub fn minimize<E: Exercise>(
     if let Some(index) = violation.trace_index {
         execution.trace.truncate(index + 1);
     }
+    let words = crate::timeline::event_words(&execution.trace);
     Counterexample {
         replay_token: replay_token(exercise, &shrunk.case),
         processes: shrunk.case.plan.processes,
         trace: execution.trace,
+        words,
         ending: execution.ending,
         violation,
         shrunk_from_events,

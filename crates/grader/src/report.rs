@@ -58,6 +58,10 @@ pub struct Counterexample {
     pub violation: Violation,
     /// How far shrinking got: trace events before and after.
     pub shrunk_from_events: usize,
+    /// Each trace event in words (`timeline::event_words`), so that every
+    /// host tells the story in the same sentences.
+    #[serde(default)]
+    pub words: Vec<crate::timeline::EventWords>,
 }
 
 /// One test of a suite.

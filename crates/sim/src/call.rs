@@ -138,7 +138,7 @@ impl Reply {
             Reply::Cas { current, .. } => format!("{{ ok: false, current: {} }}", record(current)),
             Reply::Delete { ok } => format!("{{ ok: {ok} }}"),
             Reply::Watch { event } => format!("{{ type: {:?}, version: {} }}", event.kind, event.version),
-            Reply::Slept => "woke".into(),
+            Reply::Slept => "woke up".into(),
             Reply::Refused { message } => format!("error: {message}"),
         }
     }

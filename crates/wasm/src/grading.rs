@@ -102,3 +102,32 @@ pub fn max_score(exercise: &str) -> Result<u32, JsError> {
 pub fn exercise_registry() -> String {
     grader::registry::registry_json().to_string()
 }
+
+/// A trace (JSON) in words: `[{ text, call? }]`, one per event, exactly as
+/// every timeline says it (for replays, whose execution comes without them).
+#[wasm_bindgen(js_name = describeTrace)]
+pub fn describe_trace(trace_json: &str) -> Result<String, JsError> {
+    let trace: Vec<sim::TraceEvent> = serde_json::from_str(trace_json).map_err(|error| JsError::new(&format!("malformed trace: {error}")))?;
+    Ok(serde_json::to_string(&grader::timeline::event_words(&trace)).expect("words serialize"))
+}
+
+/// A call (JSON, as the harness sends it) in words, e.g. `get("locks/bar")`: for lab mode.
+#[wasm_bindgen(js_name = describeCall)]
+pub fn describe_call(call_json: &str) -> Result<String, JsError> {
+    let call: sim::Call = serde_json::from_str(call_json).map_err(|error| JsError::new(&format!("malformed call: {error}")))?;
+    Ok(call.describe())
+}
+
+/// A reply (JSON) in words, e.g. `{ ok: true, version: 7 }`: for lab mode.
+#[wasm_bindgen(js_name = describeReply)]
+pub fn describe_reply(reply_json: &str) -> Result<String, JsError> {
+    let reply: sim::Reply = serde_json::from_str(reply_json).map_err(|error| JsError::new(&format!("malformed reply: {error}")))?;
+    Ok(reply.describe())
+}
+
+/// A note (JSON, as the harness records it) in words: for lab mode.
+#[wasm_bindgen(js_name = describeNote)]
+pub fn describe_note(note_json: &str) -> Result<String, JsError> {
+    let note: sim::Note = serde_json::from_str(note_json).map_err(|error| JsError::new(&format!("malformed note: {error}")))?;
+    Ok(grader::timeline::describe_note(&note))
+}

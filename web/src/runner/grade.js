@@ -120,8 +120,9 @@ export async function gradeSource(engines, { exercise, source, fileName, options
 /**
  * Replays one run from its replay token (the "copy link" of a failing
  * test): the same case, the same source, the same trace. Resolves to
- * `{ caseJson, execution, violation }`, with `execution` the `{ ending,
- * trace }` the grader checked and `violation` null if the run passes now.
+ * `{ caseJson, execution, violation, words }`, with `execution` the `{ ending,
+ * trace }` the grader checked, `violation` null if the run passes now, and
+ * `words` the grader's sentence for each trace event.
  */
 export async function replaySource(engines, { exercise, source, token, fileName, limits = DEFAULT_LIMITS }) {
   const spec = registryOf(engines.leaselab).exercise(exercise);
@@ -135,7 +136,8 @@ export async function replaySource(engines, { exercise, source, token, fileName,
     const answer = runner.run(caseJson);
     const execution = JSON.parse(engines.leaselab.executionFromAnswer(exercise, caseJson, answer));
     const violation = JSON.parse(engines.leaselab.checkAnswer(exercise, caseJson, answer));
-    return { caseJson, execution, violation };
+    const words = JSON.parse(engines.leaselab.describeTrace(JSON.stringify(execution.trace)));
+    return { caseJson, execution, violation, words };
   } finally {
     runner.dispose();
   }

@@ -5,7 +5,6 @@
 // is a real timer and `now()` the real clock. Nothing is graded: the learner
 // watches their code take, hold and release a real lock, or lead and renew.
 import { HARNESS_SOURCE, parseOutbox } from "./harness.js";
-import { describeCall, describeReply } from "./timeline-model.js";
 import { createEtcdGateway } from "./etcd-gateway.js";
 import { loadModule } from "./run-case.js";
 import { registryOf } from "./registry.js";
@@ -116,11 +115,11 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
         const id = nextCall++;
         const call = JSON.parse(payload);
         requests.set(id, call);
-        if (call.op !== "sleep") log(who, `calls ${describeCall(call)}`);
+        if (call.op !== "sleep") log(who, `calls ${engines.leaselab.describeCall(payload)}`);
         perform(process, call).then(
           (reply) => {
             if (stoppedBecause) return;
-            if (call.op !== "sleep") log(who, `gets ${describeReply(reply)}`);
+            if (call.op !== "sleep") log(who, `gets ${engines.leaselab.describeReply(JSON.stringify(reply))}`);
             callHarness(functions.deliver, vm.newString(`${id}|${process}|${nows()}|${JSON.stringify(reply)}`))?.dispose();
             handleOutbox();
           },
@@ -128,12 +127,8 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
         );
       } else if (kind === "n") {
         const note = JSON.parse(payload);
-        if (note.note === "acquired") log(who, `holds ${note.key} (version ${note.version})`);
-        else if (note.note === "released") log(who, `unlock(version ${note.version}) returned ${note.ok}`);
-        else if (note.note === "work") log(who, "works as the leader");
-        else if (note.note === "stepped") log(who, "stepped down");
-        else if (note.note === "console") log(who, `console: ${note.text}`);
-        else if (note.note === "failed") log(who, `failed: ${note.message}`);
+        // The grader's words for notes, as in every timeline.
+        if (note.note !== "calling") log(who, engines.leaselab.describeNote(payload));
       } else if (kind === "f") {
         finished.add(process);
         log(who, "is done");

@@ -18,7 +18,7 @@ export function initialState() {
   return { status: "idle", started: false, runs: 0, report: null, error: null, open: null, step: 0 };
 }
 
-/** `open`: { title, violation, trace, processes, token, source } of the failing run on show. */
+/** `open`: { title, violation, trace, words, processes, token, source } of the failing run on show. */
 export function update(state, action) {
   switch (action.type) {
     case "run-started":
@@ -135,6 +135,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
         title: test.name,
         violation: counterexample.violation,
         trace: counterexample.trace,
+        words: counterexample.words,
         processes: counterexample.processes,
         token: counterexample.replayToken,
         source: state.report.source,
@@ -186,7 +187,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
       story.replaceChildren();
       return;
     }
-    const model = timelineModel(open.trace, open.violation, open.processes);
+    const model = timelineModel(open.trace, open.violation, open.processes, open.words);
     const current = model.steps[state.step];
     const copy = h("button", {
       type: "button",
@@ -298,7 +299,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
         }
         const processes = JSON.parse(replay.caseJson).plan.processes;
         const trace = replay.execution.trace.slice(0, (replay.violation.traceIndex ?? replay.execution.trace.length - 1) + 1);
-        dispatch({ type: "open-run", open: { title: "the linked run", violation: replay.violation, trace, processes, token: fromLink.token, source: fromLink.source } });
+        dispatch({ type: "open-run", open: { title: "the linked run", violation: replay.violation, trace, words: replay.words, processes, token: fromLink.token, source: fromLink.source } });
         status.textContent = "Showing the linked run.";
       })
       .catch((error) => {

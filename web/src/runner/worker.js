@@ -9,7 +9,7 @@
 // Messages out: { id, type: "started", fileName, maxScore }  (engines loaded; learner code runs next)
 //               { id, type: "progress", runs }                (while grading)
 //               { id, type: "result", report }                 (grade)
-//               { id, type: "result", replay: { caseJson, execution, violation, timeline } }
+//               { id, type: "result", replay: { caseJson, execution, violation, words } }
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
