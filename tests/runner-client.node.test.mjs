@@ -71,7 +71,7 @@ async function settled(promise) {
   return done;
 }
 
-const started = (worker, maxScore = 14) => worker.answer({ id: worker.last.id, type: "started", fileName: "lock.js", maxScore });
+const started = (worker, maxScore = 14) => worker.answer({ id: worker.last.id, type: "started", fileName: "lock.js", maxScore, graderVersion: "9.9.9" });
 
 test("a grading past its deadline resolves to the 'took too long' report; the worker is terminated and the next request gets a fresh one", async () => {
   const grading = grade({ exercise: "lock", source: "stuck", deadlineMs: 3_000 });
@@ -81,7 +81,8 @@ test("a grading past its deadline resolves to the 'took too long' report; the wo
   mock.timers.tick(2_999);
   assert.equal(await settled(grading), false);
   mock.timers.tick(1);
-  assert.deepEqual(await grading, { exercise: "lock", score: 0, maxScore: 14, problems: [deadlineMessage("lock.js", 3_000)], tests: [] });
+  // The same keys, in the same order, as the grader's report of code that could not run.
+  assert.deepEqual(await grading, { exercise: "lock", graderVersion: "9.9.9", score: 0, maxScore: 14, problems: [deadlineMessage("lock.js", 3_000)], tests: [] });
   assert.equal(worker.terminated, true);
 
   const next = grade({ exercise: "lock", source: "fine" });

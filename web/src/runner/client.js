@@ -185,6 +185,7 @@ export async function gradeInWorker({ exercise, source, options, deadlineMs, onS
         // The same keys, in the same order, as the grader's report for a submission that could not be run (grade.js).
         job.resolve({
           exercise,
+          graderVersion: job.started.graderVersion,
           score: 0,
           maxScore: job.started.maxScore,
           problems: [deadlineMessage(job.started.fileName, job.deadlineMs)],
