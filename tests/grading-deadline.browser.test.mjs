@@ -79,7 +79,7 @@ test("grade(): a call stuck in one built-in gets 'took too long' at a short dead
   assert.equal(await page.evaluate(() => window.stuckGrading.settled), false, "the interaction happened while the stuck grading was still running");
 
   const timedOut = await page.evaluate(() => window.stuckGrading.done);
-  assert.deepEqual(timedOut, { exercise: "lock", score: 0, maxScore: warm.maxScore, problems: [deadlineMessage("lock.js", SHORT_DEADLINE_MS)], tests: [] });
+  assert.deepEqual(timedOut, { exercise: "lock", graderVersion: warm.graderVersion, score: 0, maxScore: warm.maxScore, problems: [deadlineMessage("lock.js", SHORT_DEADLINE_MS)], tests: [] });
   assert.match(timedOut.problems[0], /^lock\.js took too long/);
   // Ended by the deadline, and promptly after it (the bound is generous for a busy 2-core machine).
   const { afterMs } = await page.evaluate(() => window.stuckGrading);
