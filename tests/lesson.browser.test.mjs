@@ -224,7 +224,7 @@ test("a reload keeps answers, drafts, hints and the place in each quiz; export d
   assert.equal(await quizCounter(quiz), "2 / 3", "back on the question last answered");
   assert.ok(squash(await quiz.locator(".quiz-live .quiz-feedback").textContent()).startsWith("Right."));
   assert.equal(await quiz.locator(`.quiz-live input[value="${choiceFor(second, true)[0]}"]`).isChecked(), true);
-  assert.equal(await page.locator('.toc-item[data-section="06-locks"] .toc-chip').first().textContent(), "Quiz 2/3 answered");
+  assert.equal(await page.locator('.toc-item[data-section="06-locks"] .toc-chip').first().textContent(), "Quiz 2/3 answered, 1 right");
   assert.equal(await page.locator("#exercise-cas .hint:visible").count(), 1);
   assert.equal(await page.evaluate(() => window.leaselab.progress.getDraft("cas")), draft);
 

@@ -19,9 +19,15 @@ const CHROMIUM_ARGS = [
   "--no-first-run",
 ];
 
+/**
+ * The built page the tests serve: `web/dist`, or the folder named by
+ * `LEASELAB_DIST` (to show that a new test fails on an older build).
+ */
+export const DIST_DIR = process.env.LEASELAB_DIST || `${ROOT}web/dist`;
+
 /** Starts the server and the browser; returns `{ url, browser, close }`. */
 export async function startBrowser() {
-  const { server, url } = await serveStatic({ root: `${ROOT}web/dist` });
+  const { server, url } = await serveStatic({ root: DIST_DIR });
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return {
@@ -41,7 +47,9 @@ export async function startBrowser() {
  * read what the page downloads.
  */
 export async function openPage(browser, url, { colorScheme = "light", viewport = { width: 1280, height: 900 }, javaScriptEnabled = true, acceptDownloads = false } = {}) {
-  const context = await browser.newContext({ colorScheme, viewport, javaScriptEnabled, acceptDownloads });
+  // Reduced motion: the page then skips its transitions, so what a test sees does not depend on how far an
+  // animation got on a busy machine (screenshots also pass `animations: "disabled"`, see `screenshot`).
+  const context = await browser.newContext({ colorScheme, viewport, javaScriptEnabled, acceptDownloads, reducedMotion: "reduce" });
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
@@ -61,4 +69,13 @@ export async function axeViolations(page) {
     help: violation.help,
     nodes: violation.nodes.map((node) => node.target.join(" ")),
   }));
+}
+
+/**
+ * A screenshot that never waits for an animation to settle: CSS animations
+ * and transitions are finished at once (playwright's `animations:
+ * "disabled"`), and the caret is hidden. `target` is a page or a locator.
+ */
+export function screenshot(target, name, options = {}) {
+  return target.screenshot({ path: `${ARTIFACTS_DIR}/${name}.png`, animations: "disabled", caret: "hide", ...options });
 }

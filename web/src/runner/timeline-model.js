@@ -131,7 +131,10 @@ export function timelineModel(trace, violation, processes) {
       case "complete": {
         const call = calls.get(happening.call);
         if (call) call.completeMs = event.atMs;
-        text = `gets ${describeReply(happening.reply)}${call ? ` from ${call.text}` : ""}`;
+        // A sleep has no answer to get: its process wakes up.
+        text = happening.reply?.reply === "slept"
+          ? `wakes up${call ? ` from ${call.text}` : ""}`
+          : `gets ${describeReply(happening.reply)}${call ? ` from ${call.text}` : ""}`;
         break;
       }
       case "lost":
