@@ -9,9 +9,13 @@
 // pointing at an older build, to compare).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { startBrowser, screenshot } from "./support/browser.mjs";
-import { answerQuestion, lessonJson, openLesson, quizBlock } from "./support/lesson.mjs";
+import { answerQuestion, fileFromTar, lessonJson, openLesson, quizBlock } from "./support/lesson.mjs";
 
 const lesson = lessonJson();
 const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
@@ -469,4 +473,70 @@ test("the editor marks a syntax error while typing, and Tab indents until Escape
   await page.keyboard.press("Escape");
   await page.keyboard.press("Tab");
   assert.equal(await page.evaluate(() => Boolean(document.activeElement.closest(".cm-editor"))), false, "Escape, then Tab, leaves the editor");
+});
+
+// ---- progress that travels ------------------------------------------------------------------
+
+test("export carries quiz answers and exercise state; import restores them; the CLI still grades the exported folder", async () => {
+  const { page, context } = await openLesson(session, { acceptDownloads: true });
+  const quizKey = "quizzes/locks-and-ttl.toml";
+  const quiz = quizBlock(page, quizKey);
+  const [first, second] = lesson.quizzes[quizKey].questions;
+  await answerQuestion(quiz, first, { right: false });
+  await quiz.locator('.quiz-live button[data-action="next"]').click();
+  await answerQuestion(quiz, second, { right: true });
+  await page.locator("#exercise-fencing").getByRole("button", { name: "Show hint 1 of 3" }).click();
+  const draft = "// my fencing work\n";
+  await page.evaluate((code) => {
+    window.leaselab.progress.setDraft("fencing", code);
+    window.leaselab.progress.recordRun("fencing", { passed: false, summary: "3/14" });
+  }, draft);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export my solutions" }).click()]);
+  // Kept outside the browser's context, which deletes its downloads when it closes.
+  const folder = mkdtempSync(join(tmpdir(), "leaselab-export-"));
+  const tarPath = join(folder, download.suggestedFilename());
+  await download.saveAs(tarPath);
+  const exported = JSON.parse(fileFromTar(tarPath, "ownership-election/progress.json"));
+  assert.equal(exported.format, "leaselab-progress");
+  assert.equal(exported.version, 1);
+  assert.equal(exported.lesson, "ownership-election");
+  assert.equal(exported.progress.quizzes[quizKey].answers[second.id].correct, true);
+  assert.equal(exported.progress.exercises.fencing.lastRun.summary, "3/14");
+  await context.close();
+
+  // The command-line grader reads the exported folder as it is (progress.json beside the code is ignored).
+  execFileSync("tar", ["-xf", tarPath, "-C", folder]);
+  const graded = spawnSync("node", [fileURLToPath(new URL("../cli/leaselab.mjs", import.meta.url)), "grade", join(folder, "ownership-election"), "--seeds", "2"], { encoding: "utf8" });
+  assert.equal(graded.status, 1, `starters and a draft fail: ${graded.stderr}`);
+  for (const file of ["cas.js", "lock.js", "lease.js", "fencing.js"]) assert.match(graded.stdout, new RegExp(file.replace(".", "\\.")));
+
+  // A fresh browser: import the tar, and everything is back.
+  const { page: other, context: otherContext } = await openLesson(session);
+  const chooseFile = async (files) => {
+    const [chooser] = await Promise.all([other.waitForEvent("filechooser"), other.getByRole("button", { name: "Import progress…" }).click()]);
+    await chooser.setFiles(files);
+  };
+  await Promise.all([other.waitForEvent("load"), chooseFile(tarPath)]);
+  await other.waitForSelector("html[data-lesson-ready]");
+  await other.locator(".progress-status", { hasText: "Imported your progress" }).waitFor();
+  await shot(other, "progress-imported");
+  const otherQuiz = quizBlock(other, quizKey);
+  assert.equal(await otherQuiz.locator(".quiz-live .quiz-counter span[aria-hidden]").textContent(), "2 / 3");
+  assert.equal(await other.locator("#exercise-fencing .hint:visible").count(), 1);
+  assert.equal(await other.evaluate(() => window.leaselab.progress.getDraft("fencing")), draft);
+  assert.equal(await other.evaluate(() => window.leaselab.progress.getLastRun("fencing").summary), "3/14");
+
+  // Another lesson's file, or a newer one: refused with a message, nothing changed.
+  const refused = [
+    [{ ...exported, lesson: "raft-basics" }, /Nothing was imported: .* holds progress in another lesson \("raft-basics"\)/],
+    [{ ...exported, version: 7 }, /Nothing was imported: .* was exported by a newer version of this lesson/],
+  ];
+  for (const [file, message] of refused) {
+    await chooseFile({ name: "progress.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
+    await other.locator(".progress-status", { hasText: "Nothing was imported" }).waitFor();
+    assert.match(await other.locator(".progress-status").textContent(), message);
+    assert.equal(await other.evaluate(() => window.leaselab.progress.getDraft("fencing")), draft, "nothing changed");
+  }
+  await shot(other.locator(".progress-panel"), "progress-import-refused");
+  await otherContext.close();
 });

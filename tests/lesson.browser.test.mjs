@@ -231,7 +231,7 @@ test("a reload keeps answers, drafts, hints and the place in each quiz; export d
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export my solutions" }).click()]);
   assert.equal(download.suggestedFilename(), "ownership-election-solutions.tar");
   const tarPath = await download.path();
-  assert.deepEqual(filesInTar(tarPath).sort(), exerciseNames.map((name) => `ownership-election/${lesson.exercises[name].file}`).sort());
+  assert.deepEqual(filesInTar(tarPath).sort(), [...exerciseNames.map((name) => `ownership-election/${lesson.exercises[name].file}`), "ownership-election/progress.json"].sort());
   assert.equal(fileFromTar(tarPath, "ownership-election/cas.js"), draft);
   assert.equal(fileFromTar(tarPath, "ownership-election/lock.js"), lesson.exercises.lock.starter, "no draft yet: the starter");
   assert.match(await page.locator(".progress-status").textContent(), /4 files \(1 with your code, 3 still the starter\)/);
