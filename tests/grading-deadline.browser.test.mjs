@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startBrowser, ARTIFACTS_DIR, axeViolations } from "./support/browser.mjs";
+import { startBrowser, axeViolations, screenshot } from "./support/browser.mjs";
 import { openLesson } from "./support/lesson.mjs";
 import { deadlineMessage, gradingDeadlineMs } from "../web/src/runner/limits.js";
 import { PAGE_SEEDS } from "../web/src/runner/client.js";
@@ -138,7 +138,7 @@ test("Run tests: a stuck submission shows the page's own deadline verdict like a
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Run tests");
   assert.equal(await exercise.locator(".runner-summary, .runner-error").count(), 0);
   assert.equal(await exercise.locator(".exercise-status").innerText(), "Not passed yet");
-  await page.screenshot({ path: `${ARTIFACTS_DIR}/grading-deadline-took-too-long.png` });
+  await screenshot(page, `grading-deadline-took-too-long`);
   assert.deepEqual(await axeViolations(page), []);
 
   // Replace the code with the solution in the editor and run again: a fresh worker grades it, no reload needed.

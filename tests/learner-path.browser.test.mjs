@@ -297,6 +297,20 @@ test("defect 8: an infinite loop gets one clear message in every test, the rando
     assert.doesNotMatch(message, /InternalError|interrupted/);
   }
   assert.equal(new Set(messages).size, 1, `one message everywhere, got ${JSON.stringify([...new Set(messages)])}`);
+
+  // Wherever the loop is (before any await, after one, only on unlock, only when contended), the words are the same.
+  const solution = read("lock/solution.js");
+  const placements = {
+    "before any await": solution.replace("export async function tryLock(ctx, key, ttlMs) {", "export async function tryLock(ctx, key, ttlMs) {\n  while (true) {}").replace("export async function lock(ctx, key, ttlMs) {", "export async function lock(ctx, key, ttlMs) {\n  while (true) {}"),
+    "after an await, in unlock": solution.replace("const result = await ctx.store.delete(key, { version });", "const result = await ctx.store.delete(key, { version });\n  while (true) {}"),
+    "in tryLock only": solution.replace("return result.ok ? { version: result.version } : null;", "while (true) {}"),
+  };
+  for (const [where, source] of Object.entries(placements)) {
+    const report = await page.evaluate((source) => window.leaselab.grade({ exercise: "lock", source }), source);
+    const failed = report.tests.filter((test) => test.status === "failed").map((test) => test.message);
+    assert.ok(failed.length > 0, where);
+    assert.deepEqual([...new Set(failed)], [messages[0]], `${where}: the same message in every failing test`);
+  }
 });
 
 // ---- 9. the smaller stumbles --------------------------------------------------------------

@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { startBrowser, openPage, axeViolations, ARTIFACTS_DIR } from "./support/browser.mjs";
+import { startBrowser, openPage, axeViolations, ARTIFACTS_DIR, screenshot } from "./support/browser.mjs";
 import {
   STORAGE_KEY,
   answerQuestion,
@@ -25,7 +25,7 @@ const lesson = lessonJson();
 const quizKeys = lesson.sections.flatMap((section) => section.embeds.filter((embed) => embed.kind === "quiz").map((embed) => embed.src));
 const exerciseNames = lesson.sections.flatMap((section) => section.embeds.filter((embed) => embed.kind === "exercise").map((embed) => embed.src));
 const totalQuestions = quizKeys.reduce((sum, key) => sum + lesson.quizzes[key].questions.length, 0);
-const shot = (page, name, options = {}) => page.screenshot({ path: `${ARTIFACTS_DIR}/lesson-${name}.png`, ...options });
+const shot = (page, name, options = {}) => screenshot(page, `lesson-${name}`, { ...options });
 const textOf = (html) => html.replace(/<[^>]*>/g, "").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&").replace(/\s+/g, " ").trim();
 const squash = (text) => text.replace(/\s+/g, " ").trim();
 

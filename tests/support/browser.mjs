@@ -72,10 +72,28 @@ export async function axeViolations(page) {
 }
 
 /**
- * A screenshot that never waits for an animation to settle: CSS animations
- * and transitions are finished at once (playwright's `animations:
- * "disabled"`), and the caret is hidden. `target` is a page or a locator.
+ * A screenshot that never waits for motion to stop: CSS animations and
+ * transitions are finished at once (playwright's `animations: "disabled"`)
+ * and the caret is hidden. `target` is a page or a locator.
+ *
+ * A locator is shot as a clip of the viewport, not with `locator.screenshot`:
+ * for an element taller than the viewport (the failover simulator on a
+ * phone), that one waited for the element to be "stable" and timed out every
+ * time here, loaded or not, while a clip of what is on screen takes tens of
+ * milliseconds. The element's top is scrolled into view, and the clip is as
+ * much of it as the viewport shows. A test waits for the state it shows
+ * before it shoots, never for frames or time.
  */
-export function screenshot(target, name, options = {}) {
-  return target.screenshot({ path: `${ARTIFACTS_DIR}/${name}.png`, animations: "disabled", caret: "hide", ...options });
+export async function screenshot(target, name, options = {}) {
+  const shot = { path: `${ARTIFACTS_DIR}/${name}.png`, animations: "disabled", caret: "hide", ...options };
+  if (typeof target.boundingBox !== "function") return target.screenshot(shot);
+  const clip = await target.evaluate((element) => {
+    const before = element.getBoundingClientRect();
+    if (before.top < 0 || before.bottom > innerHeight) element.scrollIntoView({ block: "start" });
+    const box = element.getBoundingClientRect();
+    const top = Math.max(0, box.top);
+    const left = Math.max(0, box.left);
+    return { x: left, y: top, width: Math.max(1, Math.min(box.right, innerWidth) - left), height: Math.max(1, Math.min(box.bottom, innerHeight) - top) };
+  });
+  return target.page().screenshot({ ...shot, clip });
 }
