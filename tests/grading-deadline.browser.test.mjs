@@ -134,8 +134,8 @@ test("Run tests: a stuck submission shows the page's own deadline verdict like a
   assert.deepEqual(await shown.locator("li").allInnerTexts(), [deadlineMessage("lock.js", deadlineMs)]);
   assert.equal(await status.innerText(), "Could not run: see below.");
   assert.equal(await runButton.isEnabled(), true);
-  // As after any result: the focus is back on the button that was pressed.
-  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Run tests");
+  // As after any result: the focus is on what the run produced (here the problem), so a keyboard user reads it next.
+  assert.equal(await page.evaluate(() => document.activeElement?.className), "runner-problems");
   assert.equal(await exercise.locator(".runner-summary, .runner-error").count(), 0);
   assert.equal(await exercise.locator(".exercise-status").innerText(), "Not passed yet");
   await screenshot(page, `grading-deadline-took-too-long`);
@@ -150,6 +150,6 @@ test("Run tests: a stuck submission shows the page's own deadline verdict like a
   assert.match(await exercise.locator(".runner-summary").innerText(), /^(\d+) of \1 tests passed · (\d+)\/\2 points$/);
   assert.match(await exercise.locator(".exercise-status").innerText(), /Passed/);
   assert.equal(await runButton.isEnabled(), true);
-  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Run tests");
+  assert.equal(await page.evaluate(() => document.activeElement?.className), "runner-summary", "the focus is on the result");
   assert.deepEqual(problems, []);
 });

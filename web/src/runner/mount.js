@@ -85,6 +85,7 @@ export function mountRunner(root, { exercise, progress }) {
   root.replaceChildren(
     h("div", { class: "runner-toolbar" }, runButton, resetButton, status),
     editorHost,
+    h("p", { class: "runner-keys" }, "In the editor, Tab indents; press Escape, then Tab, to move on."),
     results,
     story,
     LAB_EXERCISES.includes(exercise.name) ? labPanel() : null,
