@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startBrowser, ARTIFACTS_DIR, axeViolations } from "./support/browser.mjs";
+import { startBrowser, axeViolations, screenshot } from "./support/browser.mjs";
 import { openLesson, STORAGE_KEY } from "./support/lesson.mjs";
 import { loadNodeEngines } from "../web/src/runner/node.js";
 import { gradeSource } from "../web/src/runner/grade.js";
@@ -50,7 +50,7 @@ for (const name of ["cas", "lock", "lease", "fencing"]) {
       await story.getByRole("button", { name: "Next ▶" }).click();
       assert.equal(await stepText(), atViolation);
     }
-    await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-${name}-failing-timeline.png` });
+    await screenshot(page, `exercise-${name}-failing-timeline`);
 
     // Paste the solution in as a draft and reload: the editor comes back with it, and it passes.
     await page.evaluate(({ exercise, code }) => {
@@ -65,7 +65,7 @@ for (const name of ["cas", "lock", "lease", "fencing"]) {
     await runTests(again);
     assert.match(await again.locator(".runner-summary").innerText(), /^(\d+) of \1 tests passed/);
     assert.match(await again.locator(".exercise-status").innerText(), /Passed/);
-    await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-${name}-passed.png` });
+    await screenshot(page, `exercise-${name}-passed`);
     assert.deepEqual(problems, []);
   });
 }
@@ -97,7 +97,7 @@ test("copy link reopens exactly the same failing run", async () => {
   await reopened.locator("svg.timeline-svg").waitFor({ timeout: 60_000 });
   assert.equal(await reopened.locator(".story-violation").innerText(), violation);
   assert.equal(await reopened.locator(".story-position").innerText(), steps);
-  await other.screenshot({ path: `${ARTIFACTS_DIR}/exercise-linked-run.png` });
+  await screenshot(other, `exercise-linked-run`);
   await fresh.close();
 });
 
@@ -123,6 +123,6 @@ test("the exercise area has no axe violations with a failing run open", async ()
   await exercise.getByRole("button", { name: "Show the failing run" }).first().click();
   await exercise.locator("svg.timeline-svg").waitFor();
   const violations = await axeViolations(page);
-  await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-dark.png` });
+  await screenshot(page, `exercise-dark`);
   assert.deepEqual(violations, []);
 });

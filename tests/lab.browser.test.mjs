@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBrowser, ARTIFACTS_DIR } from "./support/browser.mjs";
+import { startBrowser, screenshot } from "./support/browser.mjs";
 import { openLesson } from "./support/lesson.mjs";
 
 const ETCD = "/usr/bin/etcd";
@@ -82,7 +82,7 @@ test("lab mode: the lock solution takes, holds and releases a real etcd lock, in
   assert.match(log, new RegExp(`p1 unlock\\(version ${first[1]}\\) returned true`));
   assert.match(log, new RegExp(`p2 unlock\\(version ${second[1]}\\) returned true`));
   assert.match(log, /p2 calls watch\("locks\/bar", \d+\)/, "p2 waited by watching, on etcd");
-  await page.screenshot({ path: `${ARTIFACTS_DIR}/lab-mode-lock.png` });
+  await screenshot(page, `lab-mode-lock`);
   // The store agrees: the lock key is gone.
   const range = await (await fetch(`${endpoint}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: btoa("locks/bar") }) })).json();
   assert.equal(range.kvs, undefined);

@@ -5,7 +5,7 @@
 //! `describeReply`); JavaScript keeps only the layout.
 
 use serde::{Deserialize, Serialize};
-use sim::{process_name, Call, CallId, Happening, Note, TraceEvent};
+use sim::{process_name, Call, CallId, Happening, Note, Reply, TraceEvent};
 use std::collections::HashMap;
 
 use crate::report::Counterexample;
@@ -57,6 +57,8 @@ pub fn event_words(trace: &[TraceEvent]) -> Vec<EventWords> {
                 Happening::Apply { call, result, revision } => {
                     format!("the store applies {}: {} (revision {revision})", described(&requests, call), result.describe())
                 }
+                // A sleep has no answer to get: its process wakes up.
+                Happening::Complete { call, reply: Reply::Slept } => format!("wakes up from {}", described(&requests, call)),
                 Happening::Complete { call, reply } => format!("gets {} from {}", reply.describe(), described(&requests, call)),
                 Happening::Lost { call } => format!("never gets the reply to {}: it crashed", described(&requests, call)),
                 Happening::Expire { key, revision } => format!("{key:?} expires (revision {revision})"),
