@@ -51,6 +51,11 @@ fn every_buggy_variant_fails_on_its_own_invariant() {
         (LockVariant::UnlockAlwaysTrue, "unlock-answer"),
         (LockVariant::LockOverwrites, "no-overwrite"),
         (LockVariant::UnlockWithKeyVersion, "unlock-answer"),
+        (LockVariant::TryLockWaits, "try-lock-once"),
+        (LockVariant::TryLockRetries, "try-lock-once"),
+        (LockVariant::ValueNotName, "value-is-name"),
+        (LockVariant::UnlockOverwritesWithEmpty, "unlock-deletes"),
+        (LockVariant::HugeTtl, "lock-has-ttl"),
     ];
     assert_eq!(expected.len(), LockVariant::BUGGY.len());
     for (variant, invariant) in expected {
