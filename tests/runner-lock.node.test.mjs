@@ -44,7 +44,7 @@ for (const file of readdirSync(new URL("lock/", FIXTURES))) {
     const report = await grade(source);
     assert.ok(failedInvariants(report).includes(expected), `failed ${failedInvariants(report)}, expected ${expected}`);
     for (const t of report.tests.filter((t) => t.status === "failed")) {
-      assert.match(t.counterexample.replayToken, /^lock:[a-z-]+:.*:v1\./);
+      assert.match(t.counterexample.replayToken, /^lock@[0-9.]+:[a-z-]+:.*:v1\./);
       assert.ok(t.message.length > 20, t.message);
     }
   });

@@ -11,7 +11,7 @@ pub const RULES: &[Rule] = &[
     Rule { id: "acquire-is-real", statement: "`lock` and `tryLock` return a version this process wrote, and `tryLock` never returns null after taking the lock.", why: "A caller that is told it holds the lock acts as the owner." },
     Rule { id: "unlock-deletes", statement: "`unlock` releases the lock by deleting the key, `delete(key, { version })`; it never writes the key.", why: "A key that is written over still looks held to everyone waiting for it." },
     Rule { id: "unlock-answer", statement: "`unlock` answers true exactly when it released the lock, and never leaves its own live lock behind.", why: "A caller that believes it released the lock walks away; a forgotten lock blocks everyone until its TTL." },
-    Rule { id: "wait-by-watch", statement: "While blocked, `lock` waits with `watch`: it never sleeps while the key is held, and it makes at most 4 store calls per change of the key (plus 4).", why: "Polling loads the store for every waiter and wakes late." },
+    Rule { id: "wait-by-watch", statement: "While blocked, `lock` waits with `watch`: it never sleeps while the key is held, and it makes at most 4 store calls for each change of the key, and 4 before the first.", why: "Polling loads the store for every waiter and wakes late." },
     Rule { id: "prompt-wakeup", statement: "On a calm network, a freed lock is taken by a waiting process within a few round trips.", why: "A lock that sits free while others wait is lost availability." },
     Rule { id: "liveness", statement: "Nobody is left waiting when nothing more can happen.", why: "A waiter that missed its wake-up never gets the lock." },
     NO_ERRORS,
