@@ -92,6 +92,8 @@ struct Replica {
     renewals_in_flight: u32,
     /// Store time at which a failed renewal's reply arrived.
     failed_renewal_ms: Option<u64>,
+    /// The local time this replica last sent a renewal.
+    renewal_sent_local_ms: Option<u64>,
     /// Successful acquires (writes made outside `lead`) so far.
     acquisitions: u32,
     /// The write of this replica's last tenure, kept after it ended.
@@ -240,7 +242,9 @@ impl<'a> Checker<'a> {
                     if let Some(found) = self.renewal_sent(index, at_ms, local_ms, process) {
                         return Some(found);
                     }
-                    self.replica(process).renewals_in_flight += 1;
+                    let replica = self.replica(process);
+                    replica.renewals_in_flight += 1;
+                    replica.renewal_sent_local_ms = Some(local_ms);
                 }
             }
             (Happening::Apply { call, result, .. }, Some(process)) => {
@@ -265,6 +269,15 @@ impl<'a> Checker<'a> {
             (Happening::Complete { call, reply }, Some(process)) => {
                 if let Some(holder) = self.holder.as_mut().filter(|holder| holder.call == *call) {
                     holder.reply_local_ms = Some(local_ms);
+                }
+                // A reply can arrive after its write's tenure ended (expired).
+                if let Some(ended) = self
+                    .replica(process)
+                    .last_tenure
+                    .as_mut()
+                    .filter(|ended| ended.call == *call)
+                {
+                    ended.reply_local_ms = Some(local_ms);
                 }
                 let renewal = self
                     .requests
@@ -459,10 +472,24 @@ impl<'a> Checker<'a> {
             Note::Stepped { .. } => {
                 self.replica(process).function = None;
                 if self.calm {
+                    // What the trace shows: a lease still held, and whether a
+                    // renewal was sent since its last successful write.
+                    let ttl_ms = self.ttl_ms;
+                    let last_renewal_ms = self.replica(process).renewal_sent_local_ms;
+                    let why = match self.holder.as_ref().filter(|holder| holder.process == process) {
+                        Some(holder) if last_renewal_ms.is_none_or(|sent_ms| sent_ms < holder.sent_local_ms) => format!(
+                            ": its lease was still held, and it had sent no renewal since its last successful acquire or renew (sent at local time {} ms), so the renewal due at {} ms (validFrom + ttlMs / 2) had not gone out: send it once ttlMs / 2 has passed, well before the window closes at {} ms (validFrom + 0.75 * ttlMs)",
+                            holder.sent_local_ms,
+                            point_ms(holder.sent_local_ms, ttl_ms, 1, 2),
+                            point_ms(holder.sent_local_ms, ttl_ms, 3, 4)
+                        ),
+                        Some(_) => ": its lease was still held; a healthy leader steps down only when a renewal fails or its validity window passes".to_string(),
+                        None => ": a healthy leader renews every ttlMs / 2 and steps down only when a renewal fails or its validity window passes".to_string(),
+                    };
                     return violation(
                         "no-spurious-loss",
                         format!(
-                            "{name}'s lead() returned at t={at_ms} ms on a calm network where nothing had gone wrong: a healthy leader renews every ttlMs / 2 and steps down only when a renewal fails or its validity window passes"
+                            "{name}'s lead() returned at t={at_ms} ms (local time {local_ms} ms) on a calm network where nothing had gone wrong{why}"
                         ),
                         index,
                         at_ms,
@@ -679,25 +706,47 @@ impl<'a> Checker<'a> {
         if let Some(work_ms) = past_any_window {
             return format!("it went on working{here} until local time {work_ms} ms or later, past any window, so no window check ran before these units: {fix}");
         }
-        match (next, later_works.is_empty(), reply_ms) {
-            (Some(("stepped", _)), true, _) => format!(
-                "its window check stepped it down right after this unit, but no check ran before this unit{here}: {fix}"
+        // A renewal due by the send was due before this unit; one sent only
+        // at reply + ttlMs/2, or a stop only past the send's window, points
+        // at a window counted from the reply. A stop inside it points at a
+        // check that works but did not run before this unit.
+        let from_reply = reply_ms.is_some_and(|reply_ms| {
+            within_reply_window
+                && match next {
+                    Some(("renewed", step_ms)) => reached(step_ms, reply_ms, ttl_ms, 1, 2),
+                    Some((_, step_ms)) => !later_works.is_empty() && reached(step_ms, reply_ms, ttl_ms, 3, 4),
+                    None => false,
+                }
+        });
+        // Right after this unit it stepped down, or sent its overdue renewal,
+        // before a window or a renewal counted from the reply would have
+        // made it: its timing counts from the send, and only this unit went
+        // unchecked.
+        let stepped_by_send_window = later_works.is_empty()
+            && match next {
+                Some(("stepped", step_ms)) => reply_ms.is_none_or(|reply_ms| !reached(step_ms, reply_ms, ttl_ms, 3, 4)),
+                Some((_, step_ms)) => reply_ms.is_none_or(|reply_ms| !reached(step_ms, reply_ms, ttl_ms, 1, 2)),
+                None => false,
+            };
+        if from_reply {
+            let reply_ms = reply_ms.unwrap_or(sent_ms);
+            return format!(
+                "its window seems to count from when the reply arrived (local time {reply_ms} ms, so until {}), not from when the request was sent{here}: validFrom is ctx.now() read just before sending, since the store's TTL may have started as soon as the request arrived",
+                point_ms(reply_ms, ttl_ms, 3, 4)
+            );
+        }
+        if stepped_by_send_window {
+            let after = match next {
+                Some(("stepped", _)) => "its window check stepped it down right after this unit",
+                _ => "it sent its overdue renewal right after this unit, so it times the lease from the send",
+            };
+            return format!("{after}, but no check ran before this unit{here}: {fix}");
+        }
+        match reply_ms {
+            Some(reply_ms) if within_reply_window => format!(
+                "the trace cannot tell whether no check ran before this unit{here} or the window was counted from the reply (local time {reply_ms} ms) instead of the send (local time {sent_ms} ms): {fix}"
             ),
-            (Some((step, step_ms)), false, Some(reply_ms))
-                if within_reply_window
-                    && (step == "stepped" || reached(step_ms, reply_ms, ttl_ms, 1, 2)) =>
-            {
-                format!(
-                    "its window seems to count from when the reply arrived (local time {reply_ms} ms, so until {}), not from when the request was sent{here}: validFrom is ctx.now() read just before sending, since the store's TTL may have started as soon as the request arrived",
-                    point_ms(reply_ms, ttl_ms, 3, 4)
-                )
-            }
-            _ => match reply_ms {
-                Some(reply_ms) if within_reply_window => format!(
-                    "the trace cannot tell whether no check ran before this unit{here} or the window was counted from the reply (local time {reply_ms} ms) instead of the send (local time {sent_ms} ms): {fix}"
-                ),
-                _ => format!("this unit{here} was past even a window counted from the reply, so no window check ran before it: {fix}"),
-            },
+            _ => format!("this unit{here} was past even a window counted from the reply, so no window check ran before it: {fix}"),
         }
     }
 
