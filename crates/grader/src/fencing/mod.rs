@@ -319,6 +319,22 @@ impl Exercise for FencingExercise {
                 });
             }
         }
+        // A third of the seeds (their own stream, so the others stay as they
+        // were) deliver every request once more at the end, newest first:
+        // the duplicates a dedupe that forgets ids meets in production.
+        let mut echo_rng = Rng::new(seed ^ 0x6563_686F);
+        if echo_rng.chance(1, 3) {
+            let last_ms = deliveries.iter().map(|delivery| delivery.at_ms).max().unwrap_or(0);
+            let mut requests: Vec<u32> = deliveries.iter().map(|delivery| delivery.request).collect();
+            requests.sort_unstable();
+            requests.dedup();
+            for (position, request) in requests.into_iter().rev().enumerate() {
+                deliveries.push(Delivery {
+                    at_ms: last_ms + echo_rng.range(50, 400) + 10 * position as u64,
+                    request,
+                });
+            }
+        }
         Case {
             scenario: "random".into(),
             plan,

@@ -17,8 +17,9 @@
 //!   less than `validFrom + 0.75 * ttlMs`, `validFrom` being the local time
 //!   at which the store's current write (this replica's last successful
 //!   acquire or renew) was sent;
-//! - `renew-on-time` (only when no pause or delayed message is planned, so
-//!   that timing is the replica's own doing): no work once
+//! - `renew-on-time` (only when no pause or delayed message is planned, and
+//!   for replicas whose clock does not jump, so that timing is the replica's
+//!   own doing): no work once
 //!   `validFrom + ttlMs/2` plus a grace of `ttlMs/10` and one round trip has
 //!   passed on its clock with no renewal in flight.
 //!
@@ -92,6 +93,8 @@ struct Replica {
     renewals_in_flight: u32,
     /// Store time at which a failed renewal's reply arrived.
     failed_renewal_ms: Option<u64>,
+    /// The `version` the last failed renewal compared, and its local send time.
+    failed_renewal_sent: Option<(Option<u64>, u64)>,
     /// The local time this replica last sent a renewal.
     renewal_sent_local_ms: Option<u64>,
     /// Successful acquires (writes made outside `lead`) so far.
@@ -143,6 +146,10 @@ struct Checker<'a> {
     timely: bool,
     round_trip_ms: u64,
     failover: Option<Failover>,
+    /// Replicas whose clock jumps forward at some point: a jump makes time
+    /// pass at once, so when work and a renewal due at the same instant run
+    /// is not the replica's own doing, and `renew-on-time` spares them.
+    jumps: Vec<ProcessIndex>,
 }
 
 fn violation(
@@ -193,6 +200,11 @@ impl<'a> Checker<'a> {
             }),
             round_trip_ms: 2 * (case.plan.latency_max_ms + bias_ms),
             failover: None,
+            jumps: faults
+                .iter()
+                .filter(|fault| matches!(fault, Fault::ClockJump { .. }))
+                .map(Fault::process)
+                .collect(),
         }
     }
 
@@ -283,15 +295,22 @@ impl<'a> Checker<'a> {
                     .requests
                     .get(call)
                     .filter(|sent| sent.in_lead && is_lease_cas(&sent.request))
-                    .map(|sent| sent.tenure);
+                    .map(|sent| {
+                        let compared = match &sent.request {
+                            Call::Cas { version, .. } => *version,
+                            _ => None,
+                        };
+                        (sent.tenure, compared, sent.local_ms)
+                    });
                 let replica = self.replica(process);
                 replica.resumed_by = Some(*call);
-                if let Some(tenure) = renewal {
+                if let Some((tenure, compared, sent_ms)) = renewal {
                     replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
                     // A renewal from an earlier tenure that fails once the
                     // replica holds the lease again says nothing of the new one.
                     if matches!(reply, Reply::Cas { ok: false, .. }) && tenure == replica.acquisitions {
                         replica.failed_renewal_ms = Some(at_ms);
+                        replica.failed_renewal_sent = Some((compared, sent_ms));
                     }
                 }
             }
@@ -476,7 +495,16 @@ impl<'a> Checker<'a> {
                     // renewal was sent since its last successful write.
                     let ttl_ms = self.ttl_ms;
                     let last_renewal_ms = self.replica(process).renewal_sent_local_ms;
+                    let failed = self.replica(process).failed_renewal_ms.and(self.replica(process).failed_renewal_sent);
                     let why = match self.holder.as_ref().filter(|holder| holder.process == process) {
+                        Some(holder) if failed.is_some_and(|(compared, _)| compared != Some(holder.version)) => {
+                            let (compared, sent_ms) = failed.unwrap_or_default();
+                            let compared = compared.map_or("no version".to_string(), |version| format!("version {version}"));
+                            format!(
+                                ": its renewal sent at local time {sent_ms} ms failed because it compared {compared}, but its own last write had made the key's version {}: renew with the version that the last successful acquire or renew returned",
+                                holder.version
+                            )
+                        }
                         Some(holder) if last_renewal_ms.is_none_or(|sent_ms| sent_ms < holder.sent_local_ms) => format!(
                             ": its lease was still held, and it had sent no renewal since its last successful acquire or renew (sent at local time {} ms), so the renewal due at {} ms (validFrom + ttlMs / 2) had not gone out: send it once ttlMs / 2 has passed, well before the window closes at {} ms (validFrom + 0.75 * ttlMs)",
                             holder.sent_local_ms,
@@ -632,6 +660,7 @@ impl<'a> Checker<'a> {
         // The grace (a tenth of the TTL plus a round trip) spares a leader
         // that counts its renewal from the reply rather than from the send.
         if self.timely
+            && !self.jumps.contains(&process)
             && renewals_in_flight == 0
             && reached(local_ms, valid_from_ms + self.round_trip_ms, ttl_ms, 6, 10)
         {
