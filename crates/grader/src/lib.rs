@@ -17,6 +17,7 @@ pub mod registry;
 pub mod report;
 pub mod rules;
 pub mod timeline;
+pub mod waiting;
 
 pub use grade::{
     case_from_token, grade, replay_token, Case, Execution, Exercise, GradeOptions, Scenario,

@@ -51,6 +51,11 @@ fn every_buggy_variant_fails_on_its_own_invariant() {
         (LockVariant::UnlockAlwaysTrue, "unlock-answer"),
         (LockVariant::LockOverwrites, "no-overwrite"),
         (LockVariant::UnlockWithKeyVersion, "unlock-answer"),
+        (LockVariant::TryLockWaits, "try-lock-once"),
+        (LockVariant::TryLockRetries, "try-lock-once"),
+        (LockVariant::ValueNotName, "value-is-name"),
+        (LockVariant::UnlockOverwritesWithEmpty, "unlock-deletes"),
+        (LockVariant::HugeTtl, "lock-has-ttl"),
     ];
     assert_eq!(expected.len(), LockVariant::BUGGY.len());
     for (variant, invariant) in expected {
@@ -188,4 +193,31 @@ fn a_stopped_run_with_no_broken_rule_never_passes() {
         grader::grade::verdict(&LockExercise, &case, &finished),
         None
     );
+}
+
+/// A run that reaches its time limit ends at the limit, and a waiter's story
+/// says what the trace shows: the holder's lock, written with a TTL far
+/// beyond the run, would only expire after it.
+#[test]
+fn a_lock_outliving_the_run_is_told_by_its_expiry() {
+    use grader::lock::{LockStep, LockWorkload};
+    use grader::Case;
+    use sim::{Fault, Plan, SimLimits};
+    let ttl_ms = 3_600_000;
+    let case = Case {
+        scenario: "holder-crash".into(),
+        plan: Plan { faults: vec![Fault::Crash { process: 0, at_ms: 200 }], ..Plan::calm(14, 2) },
+        workload: LockWorkload {
+            scripts: vec![
+                vec![LockStep::Lock { ttl_ms }, LockStep::Hold { ms: 5_000 }, LockStep::Unlock],
+                vec![LockStep::Sleep { ms: 50 }, LockStep::Lock { ttl_ms }, LockStep::Unlock],
+            ],
+        },
+        limits: SimLimits { time_ms_max: 60_000, ..SimLimits::default() },
+    };
+    let execution = run_rust(LockVariant::Reference, &case);
+    let violation = LockExercise.check(&case, &execution).expect("p2 waits forever");
+    assert_eq!(violation.invariant, "liveness", "{}", violation.message);
+    assert!(violation.message.contains("when the run ended at t=60000 ms (its time limit of 60000 ms)"), "{}", violation.message);
+    assert!(violation.message.contains("with ttlMs 3600000, so it would expire only at t=36000"), "{}", violation.message);
 }

@@ -108,6 +108,10 @@ impl Ctx {
         }
     }
 
+    /// Sleeps `ms` whole milliseconds of this process's clock. The
+    /// JavaScript harness rounds a learner's fractional `ctx.sleep(ms)` up to
+    /// the next whole millisecond before it reaches the kernel, so both hosts
+    /// give the kernel the same whole numbers.
     pub async fn sleep(&self, ms: u64) {
         self.call(Call::Sleep { ms }).await;
     }

@@ -26,6 +26,7 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   const { freeze, getOwnPropertyNames, getPrototypeOf, isFrozen } = Object;
   const { stringify, parse } = JSON;
   const isSafeInteger = Number.isSafeInteger;
+  const ceil = Math.ceil;
   const { describe, read, isWellFormed, halt, isStopped, consoleLinesMax } = tools;
   const workload = parse(workloadJson);
   /** The largest TTL and sleep accepted: a day (the store's own TTL limit). */
@@ -192,10 +193,16 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
     };
   }
 
+  /**
+   * `ctx.sleep(ms)`: a fraction of a millisecond (`ttlMs / 5` …) is rounded
+   * up, so a sleep never ends early and the kernel only sees whole
+   * milliseconds, as the Rust host's `Ctx::sleep(u64)` does.
+   */
   function sleepOf(process) {
     return (ms) => {
-      const problem = () => (ms === undefined ? "sleep: ms must be a whole number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", ms, 0, MS_MAX));
-      return checked(problem, process, { op: "sleep", ms });
+      const whole = typeof ms === "number" && ms > 0 && ms <= MS_MAX ? ceil(ms) : ms;
+      const problem = () => (whole === undefined ? "sleep: ms must be a number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", whole, 0, MS_MAX));
+      return checked(problem, process, { op: "sleep", ms: whole });
     };
   }
 
