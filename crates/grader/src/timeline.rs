@@ -70,6 +70,8 @@ pub fn render_trace(trace: &[TraceEvent], mark: Option<usize>) -> String {
                 Note::Released { version, ok, .. } => {
                     format!("-- unlock(version {version}) returned {ok}")
                 }
+                Note::Elected { key, version } => format!("-- leads: campaign() returned {key} (version {version})"),
+                Note::Resigned { ok, .. } => format!("-- resign() returned {ok}"),
                 Note::Work { .. } => "-- does leader work".into(),
                 Note::Stepped { .. } => "-- lead() returned".into(),
                 Note::Handled {

@@ -189,6 +189,9 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
             : wholeNumberProblem("watch", "afterVersion", afterVersion, 0, Number.MAX_SAFE_INTEGER));
         return checked(problem, process, { op: "watch", key, afterVersion });
       },
+      list(prefix) {
+        return checked(() => stringProblem("list", "prefix", prefix), process, { op: "list", prefix });
+      },
     };
   }
 
@@ -464,6 +467,9 @@ function harnessMain(exercise, workloadJson, fileName, tools) {
           break;
         case "watch":
           waiter.resolve(reply.event);
+          break;
+        case "list":
+          waiter.resolve({ version: reply.version, records: reply.records });
           break;
         case "slept":
           waiter.resolve(undefined);

@@ -88,6 +88,8 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
         return gateway.compareAndSwap(call.key, call.nextValue, call.currentValue, call.version, call.ttlMs);
       case "delete":
         return gateway.delete(call.key, call.version);
+      case "list":
+        return gateway.list(call.prefix);
       case "watch": {
         const controller = new AbortController();
         aborts.add(controller);
@@ -136,6 +138,8 @@ export async function runLab(engines, { exercise, source, fileName, endpoint, on
         const note = JSON.parse(payload);
         if (note.note === "acquired") log(who, `holds ${exercise === "lock" ? "the lock" : "the lease"} (version ${note.version})`);
         else if (note.note === "released") log(who, `unlock(version ${note.version}) returned ${note.ok}`);
+        else if (note.note === "elected") log(who, `leads, with ${note.key} (version ${note.version})`);
+        else if (note.note === "resigned") log(who, `resign() returned ${note.ok}`);
         else if (note.note === "work") log(who, "works as the leader");
         else if (note.note === "stepped") log(who, "stepped down");
         else if (note.note === "console") log(who, `console: ${note.text}`);

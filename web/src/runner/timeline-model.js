@@ -20,6 +20,8 @@ export function describeCall(request) {
       return request.version === null || request.version === undefined ? `delete(${quote(request.key)})` : `delete(${quote(request.key)}, { version: ${request.version} })`;
     case "watch":
       return `watch(${quote(request.key)}, ${request.afterVersion})`;
+    case "list":
+      return `list(${quote(request.prefix)})`;
     case "sleep":
       return `sleep(${request.ms})`;
     default:
@@ -41,6 +43,8 @@ export function describeReply(reply) {
       return `{ ok: ${reply.ok} }`;
     case "watch":
       return `{ type: "${reply.event.type}", version: ${reply.event.version} }`;
+    case "list":
+      return `{ version: ${reply.version}, records: [${reply.records.map((record) => `${quote(record.key)} created ${record.createVersion}`).join(", ")}] }`;
     case "slept":
       return "woke up";
     case "refused":
@@ -60,6 +64,10 @@ function describeNote(note) {
       return "tryLock() returned null";
     case "released":
       return `unlock(version ${note.version}) returned ${note.ok}`;
+    case "elected":
+      return `leads: campaign() returned ${note.key} (version ${note.version})`;
+    case "resigned":
+      return `resign() returned ${note.ok}`;
     case "work":
       return "does one unit of leader work";
     case "stepped":
