@@ -3,14 +3,14 @@ import { SEEDS_MAX, SOURCE_BYTES_MAX, gradingDeadlineMs } from "../web/src/runne
 
 export const USAGE = `usage: leaselab grade <file-or-directory>... [options]
 
-Grades leaselab exercise solutions (cas.js, lock.js, lease.js, fencing.js).
+Grades leaselab exercise solutions (cas.js, lock.js, lease.js, fencing.js, election.js).
 A directory is one submission: every exercise file in it is graded. A file
 is graded as the exercise its name says, or as --exercise. Sources must be
 regular UTF-8 files of at most ${SOURCE_BYTES_MAX / 1024} KiB; a link that leads out of its
 submission directory, a pipe or a device is refused (that exercise scores 0).
 
 options:
-  --exercise NAME   grade a single file as this exercise (cas, lock, lease, fencing)
+  --exercise NAME   grade a single file as this exercise (cas, lock, lease, fencing, election)
   --seed S          first seed of the random schedules (default 1; or LEASELAB_SEED)
   --seeds N         how many random schedules per exercise (default 100, at most ${SEEDS_MAX})
   --format F        text (default), json, junit, gradescope, exercism or github
@@ -28,7 +28,7 @@ exit status: 0 every test passed, 1 some test failed (or could not be graded),
 `;
 
 export const FORMATS = ["text", "json", "junit", "gradescope", "exercism", "github"];
-export const EXERCISE_NAMES = ["cas", "lock", "lease", "fencing"];
+export const EXERCISE_NAMES = ["cas", "lock", "lease", "fencing", "election"];
 
 export class UsageError extends Error {}
 

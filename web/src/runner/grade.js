@@ -11,6 +11,7 @@ export const EXERCISES = Object.freeze({
   lock: { file: "lock.js", exports: ["tryLock", "lock", "unlock"] },
   lease: { file: "lease.js", exports: ["campaign", "lead"] },
   fencing: { file: "fencing.js", exports: ["handleRequest"] },
+  election: { file: "election.js", exports: ["campaign", "resign"] },
 });
 
 function editDistance(a, b) {

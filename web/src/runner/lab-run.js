@@ -23,6 +23,19 @@ export const LAB_WORKLOADS = Object.freeze({
     durationMs: 15_000,
   },
   lease: { processes: 2, workload: { ttlMs: 4000, workMs: 500, startsMs: [0, 300] }, durationMs: 12_000 },
+  // As crates/grader/src/election/mod.rs's lab_run: three candidates queue and take over in turn.
+  election: {
+    processes: 3,
+    workload: {
+      scripts: [0, 300, 600].map((joinMs, index) => [
+        ...(joinMs > 0 ? [{ step: "sleep", ms: joinMs }] : []),
+        { step: "campaign", ttlMs: 10_000 },
+        { step: "lead", ms: index === 0 ? 1500 : 1000 },
+        { step: "resign" },
+      ]),
+    },
+    durationMs: 15_000,
+  },
 });
 
 /**
@@ -32,7 +45,7 @@ export const LAB_WORKLOADS = Object.freeze({
  */
 export async function runLab(engines, { exercise, source, fileName, endpoint, onLog, fetch: fetchImpl }) {
   const lab = LAB_WORKLOADS[exercise];
-  if (!lab) throw new Error(`lab mode runs the lock and lease exercises, not ${exercise}`);
+  if (!lab) throw new Error(`lab mode runs the ${Object.keys(LAB_WORKLOADS).join(", ")} exercises, not ${exercise}`);
   const gateway = createEtcdGateway(endpoint, fetchImpl ? { fetch: fetchImpl } : {});
   // Fail early, with the reason, if etcd cannot be reached.
   await gateway.get("leaselab/lab-probe");

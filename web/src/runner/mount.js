@@ -13,7 +13,7 @@ import { timelineModel } from "./timeline-model.js";
 import { renderTimeline } from "./timeline-view.js";
 
 /** The exercises whose code can run against a real etcd. */
-const LAB_EXERCISES = ["lock", "lease"];
+const LAB_EXERCISES = ["lock", "lease", "election"];
 const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
