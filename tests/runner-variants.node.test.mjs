@@ -1,7 +1,7 @@
-// The runner in Node, against every buggy Rust variant of the lease, fencing
-// and cas exercises, ported to JavaScript as learner submissions
+// The runner in Node, against every buggy Rust variant of the lease, fencing,
+// cas and election exercises, ported to JavaScript as learner submissions
 // (tests/fixtures/submissions/<exercise>/*.js). Each port fails on the same
-// invariant as its Rust twin (crates/grader/tests/{lease,fencing,cas}.rs),
+// invariant as its Rust twin (crates/grader/tests/{lease,fencing,cas}.rs, crates/grader/src/election/mod.rs),
 // and the lesson's solutions still pass.
 //
 // A fixture's header says what to expect:
@@ -25,6 +25,7 @@ const RUST_VARIANTS = {
   lease: "crates/lease/src/leader.rs",
   fencing: "crates/lease/src/fencing.rs",
   cas: "crates/grader/src/cas/store.rs",
+  election: "crates/lease/src/election.rs",
 };
 const EXERCISES = Object.keys(RUST_VARIANTS);
 
@@ -87,7 +88,8 @@ for (const exercise of EXERCISES) {
 
       // The scenario written for this mistake catches it (crates/grader/tests/{lease,fencing}.rs).
       if (scenario !== null) {
-        const named = report.tests.find((t) => t.counterexample?.replayToken.startsWith(`${exercise}:${scenario}:`));
+        // A token reads `exercise@graderVersion:scenario:…`.
+        const named = report.tests.find((t) => t.counterexample?.replayToken.replace(/^([a-z]+)@[^:]*:/, "$1:").startsWith(`${exercise}:${scenario}:`));
         assert.ok(named, `the scenario ${scenario} did not fail; failed: ${failedTests(report).map((t) => t.name)}`);
         assert.ok(expected.includes(named.counterexample.violation.invariant), `${named.name}: ${named.counterexample.violation.invariant}`);
       }
@@ -101,7 +103,7 @@ for (const exercise of EXERCISES) {
       }
 
       for (const t of failedTests(report)) {
-        assert.match(t.counterexample.replayToken, new RegExp(`^${exercise}:[a-z-]+:.*:v1\\.`));
+        assert.match(t.counterexample.replayToken, new RegExp(`^${exercise}@[0-9.]+:[a-z-]+:.*:v1\\.`));
         assert.ok(t.message.length > 20, t.message);
       }
     });
