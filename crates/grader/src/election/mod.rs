@@ -322,6 +322,91 @@ mod tests {
     }
 
     #[test]
+    fn grading_is_deterministic_byte_for_byte() {
+        for variant in [
+            ElectionVariant::Reference,
+            ElectionVariant::Herd,
+            ElectionVariant::MissesDeletion,
+        ] {
+            let grade_once = || {
+                let report = grade(
+                    &ElectionExercise,
+                    &mut |case| run_rust(variant, case),
+                    &options(100),
+                );
+                serde_json::to_string(&report).unwrap()
+            };
+            assert_eq!(grade_once(), grade_once(), "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn a_replay_token_reproduces_the_shrunk_failure_exactly() {
+        for variant in ElectionVariant::BUGGY {
+            let report = grade(
+                &ElectionExercise,
+                &mut |case| run_rust(variant, case),
+                &options(50),
+            );
+            for counterexample in report
+                .tests
+                .iter()
+                .filter_map(|test| test.counterexample.as_ref())
+            {
+                let case =
+                    crate::grade::case_from_token(&ElectionExercise, &counterexample.replay_token)
+                        .unwrap();
+                let execution = run_rust(variant, &case);
+                // The report's trace ends at the violation; the replay goes on after it.
+                assert_eq!(
+                    execution.trace[..counterexample.trace.len()],
+                    counterexample.trace[..],
+                    "{variant:?}"
+                );
+                assert_eq!(
+                    ElectionExercise.check(&case, &execution).as_ref(),
+                    Some(&counterexample.violation)
+                );
+            }
+        }
+    }
+
+    /// The story names what happened and what to do, in one line.
+    #[test]
+    fn each_mistake_reads_as_a_one_line_story() {
+        let message_of = |variant: ElectionVariant, scenario: &str| {
+            let case = ElectionExercise
+                .scenarios()
+                .into_iter()
+                .find(|found| found.id == scenario)
+                .unwrap()
+                .case;
+            ElectionExercise
+                .check(&case, &run_rust(variant, &case))
+                .unwrap()
+                .message
+        };
+        let herd = message_of(ElectionVariant::Herd, "queue");
+        assert!(
+            herd.contains("delete of election/p1") && herd.contains("woke p3 and p2"),
+            "{herd}"
+        );
+        let stuck = message_of(ElectionVariant::MissesDeletion, "deleted-before-watch");
+        assert!(
+            stuck.contains("p2 was still waiting in campaign()"),
+            "{stuck}"
+        );
+        let kept = message_of(ElectionVariant::KeepsKeyOnResign, "alone");
+        assert!(
+            kept.contains("resign() returned to p1, but its key election/p1"),
+            "{kept}"
+        );
+        for message in [herd, stuck, kept] {
+            assert!(!message.contains('\n'), "{message}");
+        }
+    }
+
+    #[test]
     fn every_rule_the_checker_names_is_in_the_table() {
         for rule in [
             "one-leader",
@@ -333,63 +418,5 @@ mod tests {
         ] {
             assert!(crate::rules::find(RULES, rule).is_some(), "{rule}");
         }
-    }
-}
-#[cfg(test)]
-mod debug_tests {
-    #[test]
-    fn show() {
-        let token = std::env::var("TOKEN").unwrap_or_default();
-        let variant = match std::env::var("VARIANT").as_deref() {
-            Ok("herd") => lease::ElectionVariant::Herd,
-            Ok("wrong") => lease::ElectionVariant::WrongPredecessor,
-            Ok("miss") => lease::ElectionVariant::MissesDeletion,
-            Ok("keep") => lease::ElectionVariant::KeepsKeyOnResign,
-            _ => lease::ElectionVariant::Reference,
-        };
-        if token == "grade" {
-            let report = crate::grade::grade(
-                &super::ElectionExercise,
-                &mut |case| super::run_rust(variant, case),
-                &crate::grade::GradeOptions {
-                    seeds: 50,
-                    ..Default::default()
-                },
-            );
-            for test in &report.tests {
-                println!(
-                    "{} {:?} {}",
-                    test.name,
-                    test.status,
-                    test.counterexample
-                        .as_ref()
-                        .map_or(String::new(), |c| format!(
-                            "{} {}",
-                            c.violation.invariant, c.replay_token
-                        ))
-                );
-                println!("   {}", test.message);
-            }
-            return;
-        }
-        if token.is_empty() {
-            return;
-        }
-        use crate::grade::Exercise;
-        let case = match super::ElectionExercise
-            .scenarios()
-            .into_iter()
-            .find(|scenario| scenario.id == token)
-        {
-            Some(scenario) => scenario.case,
-            None => crate::grade::case_from_token(&super::ElectionExercise, &token).unwrap(),
-        };
-        let execution = super::run_rust(variant, &case);
-        println!("{}", crate::timeline::render_trace(&execution.trace, None));
-        println!(
-            "{:?} {:?}",
-            execution.ending,
-            crate::grade::verdict(&super::ElectionExercise, &case, &execution)
-        );
     }
 }
