@@ -26,7 +26,7 @@ async function runTests(exercise) {
   await exercise.locator(".runner-summary, .runner-problems").waitFor({ timeout: 60_000 });
 }
 
-for (const name of ["cas", "lock", "lease", "fencing"]) {
+for (const name of ["cas", "lock", "lease", "fencing", "election"]) {
   test(`${name}: the starter fails with a timeline to step through; the solution passes`, async () => {
     const { page, problems } = await openLesson(session);
     const exercise = page.locator(`#exercise-${name}`);
@@ -104,7 +104,7 @@ test("copy link reopens exactly the same failing run", async () => {
 test("the browser grades byte for byte like Node, for every exercise", async () => {
   const engines = await loadNodeEngines();
   const { page } = await openLesson(session);
-  for (const exercise of ["cas", "lock", "lease", "fencing"]) {
+  for (const exercise of ["cas", "lock", "lease", "fencing", "election"]) {
     for (const file of ["solution.js", "starter.js"]) {
       const source = read(`${exercise}/${file}`);
       const options = { seeds: 30, firstSeed: 7 };

@@ -107,28 +107,45 @@ impl WorkloadText for ElectionWorkload {
 }
 
 impl ElectionWorkload {
-    /// Candidates for shrinking: each step removed, then each wait halved.
+    /// Candidates for shrinking: a sleep or a whole term (a campaign with
+    /// the lead and resign after it) removed, then each wait halved. A term
+    /// is never cut in pieces: a leader that never resigns would make every
+    /// story end with a key expiring after its whole TTL, which says less
+    /// than the resign the test was written around.
     pub fn smaller(&self) -> Vec<ElectionWorkload> {
-        let positions: Vec<(usize, usize)> = self
-            .scripts
-            .iter()
-            .enumerate()
-            .flat_map(|(index, script)| (0..script.len()).map(move |position| (index, position)))
-            .collect();
-        let mut candidates: Vec<ElectionWorkload> = positions
-            .iter()
-            .rev()
-            .map(|&(index, position)| {
+        let mut candidates = Vec::new();
+        for (index, script) in self.scripts.iter().enumerate() {
+            // (start, end) of each removable piece, in order.
+            let mut pieces = Vec::new();
+            let mut position = 0;
+            while position < script.len() {
+                let mut end = position + 1;
+                if matches!(script[position], ElectionStep::Campaign { .. }) {
+                    while end < script.len()
+                        && matches!(
+                            script[end],
+                            ElectionStep::Lead { .. } | ElectionStep::Resign
+                        )
+                    {
+                        end += 1;
+                    }
+                }
+                pieces.push((position, end));
+                position = end;
+            }
+            for &(start, end) in pieces.iter().rev() {
                 let mut fewer = self.clone();
-                fewer.scripts[index].remove(position);
-                fewer
-            })
-            .collect();
-        for &(index, position) in &positions {
-            if let Some(shorter) = self.scripts[index][position].halved() {
-                let mut candidate = self.clone();
-                candidate.scripts[index][position] = shorter;
-                candidates.push(candidate);
+                fewer.scripts[index].drain(start..end);
+                candidates.push(fewer);
+            }
+        }
+        for (index, script) in self.scripts.iter().enumerate() {
+            for (position, step) in script.iter().enumerate() {
+                if let Some(shorter) = step.halved() {
+                    let mut candidate = self.clone();
+                    candidate.scripts[index][position] = shorter;
+                    candidates.push(candidate);
+                }
             }
         }
         candidates
@@ -174,16 +191,31 @@ mod tests {
     }
 
     #[test]
-    fn shrinking_removes_steps_and_halves_waits() {
+    fn shrinking_removes_sleeps_and_whole_terms_and_halves_waits() {
         let workload = ElectionWorkload {
-            scripts: vec![vec![Sleep { ms: 8 }, Campaign { ttl_ms: 100 }]],
+            scripts: vec![vec![
+                Sleep { ms: 8 },
+                Campaign { ttl_ms: 100 },
+                Lead { ms: 6 },
+                Resign,
+                Campaign { ttl_ms: 100 },
+            ]],
         };
         let texts: Vec<String> = workload
             .smaller()
             .iter()
             .map(WorkloadText::encode)
             .collect();
-        assert_eq!(texts, ["S8", "C100", "S4,C100"]);
+        assert_eq!(
+            texts,
+            [
+                "S8,C100,L6,R",
+                "S8,C100",
+                "C100,L6,R,C100",
+                "S4,C100,L6,R,C100",
+                "S8,C100,L3,R,C100"
+            ]
+        );
         assert_eq!(workload.without_process(0).encode(), "");
     }
 }
