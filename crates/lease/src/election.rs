@@ -43,14 +43,18 @@ pub enum ElectionVariant {
     /// `resign` reports success but leaves the key in place: the next
     /// candidate waits until the TTL removes it.
     KeepsKeyOnResign,
+    /// Never checks that its own key is still in the queue: after its TTL
+    /// ran out while it waited, it finds no older key and claims to lead.
+    IgnoresOwnExpiry,
 }
 
 impl ElectionVariant {
-    pub const BUGGY: [ElectionVariant; 4] = [
+    pub const BUGGY: [ElectionVariant; 5] = [
         ElectionVariant::Herd,
         ElectionVariant::WrongPredecessor,
         ElectionVariant::MissesDeletion,
         ElectionVariant::KeepsKeyOnResign,
+        ElectionVariant::IgnoresOwnExpiry,
     ];
 
     /// Joins the queue under `prefix` and returns once this process leads.
@@ -65,7 +69,9 @@ impl ElectionVariant {
         let mut mine = join(ctx, &key, ttl_ms).await?;
         loop {
             let (version, records) = ctx.list(prefix).await?;
-            if !records.iter().any(|record| record.key == key) {
+            if self != ElectionVariant::IgnoresOwnExpiry
+                && !records.iter().any(|record| record.key == key)
+            {
                 // Our key expired while we waited: we are out of the queue. Join again, at the back.
                 mine = join(ctx, &key, ttl_ms).await?;
                 continue;

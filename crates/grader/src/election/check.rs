@@ -10,7 +10,8 @@
 //!   leaves the store;
 //! - `queue-order`: `campaign` returns the caller's own key, and only when no
 //!   older key is left in the queue;
-//! - `wake-one`: one change of a key wakes at most one waiter;
+//! - `wake-one`: one change of a key wakes at most one waiter (of those
+//!   whose own key is still in the queue);
 //! - `resign-deletes`: `resign` removes the caller's key and nobody else's;
 //! - `no-stuck-waiter`: on a calm network the oldest candidate takes office
 //!   within a few round trips of becoming the oldest; nobody waits in
@@ -215,10 +216,11 @@ impl Checker {
                 result,
                 revision,
             } => return self.apply(index, at_ms, process, *call, result, *revision),
+            // Only a waiter still in the queue counts: one whose key ran out is no longer waiting its turn.
             Happening::Complete {
                 reply: Reply::Watch { event },
                 ..
-            } => {
+            } if self.queue.values().any(|queued| queued.owner == process) => {
                 let woken = self
                     .woken
                     .entry((event.key.clone(), event.version))

@@ -3,8 +3,12 @@
 //!
 //! A candidate's key carries a TTL so that a crashed candidate leaves the
 //! queue by itself. The lesson does not ask learners to keep their keys
-//! alive (etcd's session does that in the background): every TTL here
-//! outlasts a live candidate's wait, so only crashed candidates' keys expire.
+//! alive (etcd's session does that in the background). Instead a process
+//! that the plan crashes campaigns with a short TTL, and every other one with
+//! a TTL that outlasts the whole run, so that nobody behind a crashed leader
+//! sees its own key run out while it waits for the leader's to. A candidate
+//! with a short TTL can still outwait its own key before it crashes; then it
+//! is out of the queue and must join again (the `own-key-expires` scenario).
 
 mod check;
 mod harness;
@@ -27,7 +31,9 @@ use ElectionStep::{Campaign, Lead, Resign, Sleep};
 pub struct ElectionExercise;
 
 /// A TTL that outlasts every live candidate's wait in the tests.
-const TTL_MS: u64 = 5_000;
+const TTL_MS: u64 = 10_000;
+/// The TTL of a candidate that the plan crashes: its key leaves the queue soon after.
+const CRASHING_TTL_MS: u64 = 300;
 
 fn limits() -> SimLimits {
     SimLimits {
@@ -120,7 +126,7 @@ impl Exercise for ElectionExercise {
                 case: case(
                     "waiter-crashes",
                     Plan { faults: vec![Fault::Crash { process: 1, at_ms: 300 }], ..Plan::calm(34, 3) },
-                    vec![candidate(0, TTL_MS, 2_000), candidate(100, 1_000, 200), candidate(200, TTL_MS, 200)],
+                    vec![candidate(0, TTL_MS, 2_000), candidate(100, CRASHING_TTL_MS, 200), candidate(200, TTL_MS, 200)],
                 ),
             },
             Scenario {
@@ -130,7 +136,7 @@ impl Exercise for ElectionExercise {
                 case: case(
                     "leader-crashes",
                     Plan { faults: vec![Fault::Crash { process: 0, at_ms: 300 }], ..Plan::calm(35, 3) },
-                    vec![candidate(0, 1_500, 3_000), candidate(100, TTL_MS, 200), candidate(200, TTL_MS, 200)],
+                    vec![candidate(0, CRASHING_TTL_MS, 3_000), candidate(100, TTL_MS, 200), candidate(200, TTL_MS, 200)],
                 ),
             },
             Scenario {
@@ -142,6 +148,16 @@ impl Exercise for ElectionExercise {
                     // p2's fourth call (after a sleep, a create and a read: its first watch) reaches the store late, after p1 has resigned.
                     Plan { faults: vec![Fault::DelayRequest { process: 1, call: 3, extra_ms: 600 }], ..Plan::calm(36, 2) },
                     vec![candidate(0, TTL_MS, 400), candidate(100, TTL_MS, 200)],
+                ),
+            },
+            Scenario {
+                id: "own-key-expires",
+                title: "a waiter outwaits its own short TTL: it is out of the queue and joins again",
+                points: 2,
+                case: case(
+                    "own-key-expires",
+                    Plan::calm(38, 2),
+                    vec![candidate(0, TTL_MS, 2_000), candidate(100, CRASHING_TTL_MS, 200)],
                 ),
             },
             Scenario {
@@ -170,14 +186,16 @@ impl Exercise for ElectionExercise {
         // The workload draws from its own stream so that it does not depend on the plan's.
         let mut rng = Rng::new(seed ^ 0x656C_6563);
         let scripts = (0..processes)
-            .map(|_| {
-                let mut script = candidate(rng.range(0, 400), TTL_MS, rng.range(20, 300));
+            .map(|process| {
+                let crashes = plan.faults.iter().any(|fault| matches!(fault, Fault::Crash { process: crashing, .. } if *crashing == process));
+                let ttl_ms = if crashes { CRASHING_TTL_MS } else { TTL_MS };
+                let mut script = candidate(rng.range(0, 400), ttl_ms, rng.range(20, 300));
                 if rng.chance(1, 3) {
                     script.push(Sleep {
                         ms: rng.range(0, 200),
                     });
                     script.extend([
-                        Campaign { ttl_ms: TTL_MS },
+                        Campaign { ttl_ms },
                         Lead {
                             ms: rng.range(20, 300),
                         },
@@ -299,6 +317,7 @@ mod tests {
             (ElectionVariant::WrongPredecessor, "no-stuck-waiter"),
             (ElectionVariant::MissesDeletion, "no-stuck-waiter"),
             (ElectionVariant::KeepsKeyOnResign, "resign-deletes"),
+            (ElectionVariant::IgnoresOwnExpiry, "queue-order"),
         ];
         assert_eq!(expected.len(), ElectionVariant::BUGGY.len());
         for (variant, rule) in expected {
