@@ -113,7 +113,7 @@ fn embed_errors() {
         expect![[r#"
             embeds/02-b.md:3:1: error: the quiz `quizzes/q.toml` is already embedded at embeds/01-a.md:3:1; embed each quiz and exercise once
             embeds/02-b.md:5:1: error: the exercise `counter` is already embedded at embeds/01-a.md:5:1; embed each quiz and exercise once
-            embeds/counter/exercise.toml:1:1: error: the grader has no exercise named `counter` (it grades cas, lock, lease, fencing); name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, "Add an exercise")
+            embeds/counter/exercise.toml:1:1: error: the grader has no exercise named `counter` (it grades cas, lock, lease, fencing, election); name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, "Add an exercise")
             embeds/diagrams/not-svg.svg:1:1: error: the diagram has no `<svg>` element; export the diagram as SVG
             embeds/diagrams/scripted.svg:3:3: error: the diagram contains a `<script>`, which would run inside the lesson page; remove the script; diagrams must be static
             embeds/diagrams/untitled.svg:1:1: error: the diagram has no `<title>`, so screen readers cannot name it; add `<title>What the diagram shows</title>` as the first child of `<svg>` (and a `<desc>` for the details)
@@ -231,7 +231,7 @@ fn exercise_errors() {
             exercise-errors/empty/exercise.toml:1:1: error: `exercise-errors/empty/README.md` does not exist; add `empty/README.md`: the instructions and hints
             exercise-errors/empty/exercise.toml:1:1: error: `exercise-errors/empty/solution.js` does not exist; add `empty/solution.js`: a reference solution that passes the grader
             exercise-errors/empty/exercise.toml:1:1: error: `exercise-errors/empty/starter.js` does not exist; add `empty/starter.js`: the code the learner starts from
-            exercise-errors/empty/exercise.toml:1:1: error: the grader has no exercise named `empty` (it grades cas, lock, lease, fencing); name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, "Add an exercise")
+            exercise-errors/empty/exercise.toml:1:1: error: the grader has no exercise named `empty` (it grades cas, lock, lease, fencing, election); name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, "Add an exercise")
             exercise-errors/empty/exercise.toml:3:11: error: `exports` in exercise.toml is empty; list the functions the learner's module exports, e.g. `exports = ["tryLock", "unlock"]`
             exercise-errors/lease/README.md:9:1: error: text between `## Hints` and the first `### Hint 1` belongs to no hint and would not be shown; move it above `## Hints`, or into a hint
             exercise-errors/lease/README.md:11:1: error: hint 1 has no text; write the hint below its heading, or remove the heading

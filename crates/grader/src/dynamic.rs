@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cas::CasExercise;
+use crate::election::ElectionExercise;
 use crate::fencing::FencingExercise;
 use crate::grade::{
     case_from_token, grade, replay_token, Case, Execution, Exercise, GradeOptions, RANDOM_TEST,
@@ -44,6 +45,7 @@ pub static EXERCISE_LIST: &[&dyn HostedExercise] = &[
     &LockExercise,
     &LeaseExercise,
     &FencingExercise,
+    &ElectionExercise,
 ];
 
 /// The exercise called `name`, or a message listing the ones there are.

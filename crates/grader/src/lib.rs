@@ -9,6 +9,7 @@
 
 pub mod cas;
 pub mod dynamic;
+pub mod election;
 pub mod fencing;
 pub mod grade;
 pub mod lease;

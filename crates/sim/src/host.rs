@@ -14,7 +14,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use crate::call::{Call, Record, Reply, WatchEvent};
+use crate::call::{Call, Listed, Record, Reply, WatchEvent};
 use crate::kernel::{Ending, Next, Sim};
 use crate::plan::{process_name, ProcessIndex};
 use crate::trace::{CallId, Note};
@@ -104,6 +104,15 @@ impl Ctx {
     pub async fn watch(&self, key: &str, after_version: u64) -> Result<WatchEvent, Refused> {
         match self.call(Call::Watch { key: key.into(), after_version }).await {
             Reply::Watch { event } => Ok(event),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// `list(prefix)`: the store's version when it read, and every key under
+    /// `prefix`, oldest (lowest create version) first.
+    pub async fn list(&self, prefix: &str) -> Result<(u64, Vec<Listed>), Refused> {
+        match self.call(Call::List { prefix: prefix.into() }).await {
+            Reply::List { version, records } => Ok((version, records)),
             other => Err(unexpected(other)),
         }
     }
