@@ -33,7 +33,7 @@ pub fn build_wasm() -> Result<(), String> {
         let mut args = vec!["build", "--release", "--target", WASM_TARGET, "-p", "wasm"];
         args.extend(features);
         cmd::run(command("cargo", &args))?;
-        let input = root().join(format!("target/{WASM_TARGET}/release/{WASM_NAME}.wasm"));
+        let input = cargo_target_dir().join(format!("{WASM_TARGET}/release/{WASM_NAME}.wasm"));
         let pkg = pkg();
         let pkg_text = pkg.to_string_lossy().into_owned();
         cmd::run(command(
@@ -46,6 +46,15 @@ pub fn build_wasm() -> Result<(), String> {
         cmd::run(command(&node_bin("wasm-opt"), &["-Oz", "--strip-debug", "--strip-producers", &wasm_text, "-o", &wasm_text]))?;
     }
     Ok(())
+}
+
+/// Where cargo puts its output: `CARGO_TARGET_DIR` when set (relative to
+/// the workspace root, as cargo reads it there), else `target/`.
+fn cargo_target_dir() -> std::path::PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root().join(dir),
+        _ => root().join("target"),
+    }
 }
 
 fn node_bin(name: &str) -> String {

@@ -16,6 +16,7 @@
 
 #[cfg(feature = "grader")]
 pub mod failover;
+pub mod fencing_race;
 #[cfg(feature = "grader")]
 mod grading;
 mod js_types;
