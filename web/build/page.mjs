@@ -12,6 +12,7 @@ import { progressCounts, renderProgressSummary, renderTocMarks } from "../src/le
 import { emptyProgress } from "../src/storage/schema.js";
 import { highlight, highlightBlocks, unescapeHtml } from "./highlight.mjs";
 import { scopeSvg, svgTitle } from "./svg.mjs";
+import { readFileSync } from "node:fs";
 
 /** The lesson JSON format this page understands (the content crate's FORMAT_VERSION). */
 export const LESSON_FORMAT_VERSION = 1;
@@ -33,6 +34,8 @@ const WIDGETS = {
     intro: "Three replicas run the lease loop from this lesson on one key of the simulated store. Freeze one (a stop-the-world pause), crash one, bring it back, and watch the lease move. The clock runs one simulated second per second; the lease's TTL is 3 s.",
     waiting: "Loading the simulation…",
   },
+  // Its text lives in its folder's widget.json (the folder convention to come).
+  "fencing-race": JSON.parse(readFileSync(new URL("../src/widgets/fencing-race/widget.json", import.meta.url), "utf8")),
 };
 
 /** Renders the whole page. `assets`: { script, stylesheet, favicon } file names. */

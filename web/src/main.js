@@ -19,6 +19,7 @@ const WIDGETS = {
   "uptime-estimator": { load: () => import("./widgets/uptime-estimator/view.js").then((module) => module.mountUptimeEstimator), wasm: false },
   // Loads the simulation's wasm module itself (the grader's, not the store's), before it mounts.
   "failover-simulator": { load: () => import("./widgets/failover-simulator/view.js").then((module) => module.loadFailoverSimulator()), wasm: false },
+  "fencing-race": { load: () => import("./widgets/fencing-race/view.js").then((module) => module.load()), wasm: true },
 };
 
 /**

@@ -18,7 +18,7 @@ use crate::quiz::{read_quiz, LoadedQuiz, Quiz, Strictness};
 use crate::section::{read_section, Section};
 
 /// The widgets the web page implements; `{{#widget NAME}}` must name one.
-pub const KNOWN_WIDGETS: &[&str] = &["uptime-estimator", "cas-playground", "failover-simulator"];
+pub const KNOWN_WIDGETS: &[&str] = &["uptime-estimator", "cas-playground", "failover-simulator", "fencing-race"];
 
 /// A whole lesson.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -328,6 +328,9 @@ impl StoryEvent {
 pub struct RaceStory {
     pub request: RaceRequest,
     pub until_ms: u64,
+    pub ttl_ms: u64,
+    /// Every hop's duration (a read's answer reaches the worker this long after the store read).
+    pub latency_ms: u64,
     pub holds: Vec<Hold>,
     pub leading: Vec<Span>,
     pub pauses: Vec<Span>,
@@ -540,6 +543,8 @@ impl Race {
             story: RaceStory {
                 request,
                 until_ms: UNTIL_MS,
+                ttl_ms: TTL_MS,
+                latency_ms: LATENCY_MS,
                 holds: Vec::new(),
                 leading: Vec::new(),
                 pauses: Vec::new(),
