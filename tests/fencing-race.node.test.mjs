@@ -172,6 +172,8 @@ test("the timeline: lanes per worker, marks with shapes and names, nothing after
   const svg = timelineSvg(gap.story, gap.atMs, { widthPx: 720, id: "t" });
   assert.deepEqual(lanesFor(gap.story).map((lane) => lane.id), ["A", "B", "worker", "store", "data"]);
   assert.match(svg, /<g class="fr-outcome" data-request="A3" data-outcome="double">/);
+  assert.doesNotMatch(svg, /NaN|undefined|null/, "every coordinate is a number");
+  assert.ok(gap.story.calls.every((call) => ["A", "B", "worker"].includes(call.caller)), "callers are named as the lanes are");
   assert.match(svg, /class="fr-paused"/);
   assert.match(svg, /class="fr-write is-delayed"/);
   assert.equal((svg.match(/class="fr-outcome"/g) ?? []).length, gap.story.requests.filter((request) => request.decidedMs !== null).length);

@@ -48,10 +48,10 @@ pub const REQUESTS_PER_LEADER: u32 = 5;
 /// B starts campaigning a moment after A, so A leads first.
 pub const B_START_MS: u64 = 20;
 /// Every run ends here.
-pub const UNTIL_MS: u64 = 8_000;
+pub const UNTIL_MS: u64 = 6_000;
 /// The longest pause and the longest delay the visitor can choose.
-pub const PAUSE_MS_MAX: u64 = 4_000;
-pub const DELAY_MS_MAX: u64 = 4_000;
+pub const PAUSE_MS_MAX: u64 = 3_000;
+pub const DELAY_MS_MAX: u64 = 3_000;
 /// The page's sliders move in steps of this many milliseconds.
 pub const STEP_MS: u64 = 50;
 
@@ -174,10 +174,10 @@ pub struct Span {
 
 /// Who sent a store call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub enum Caller {
     A,
     B,
+    #[serde(rename = "worker")]
     Worker,
 }
 

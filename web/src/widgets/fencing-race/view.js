@@ -66,7 +66,7 @@ export function mountFencingRace(root, wasm) {
   const verdictTitle = h("p", { class: "fr-verdict-title" });
   const verdictDetail = h("p", { class: "fr-verdict-detail" });
   const verdictBox = h("div", { class: "fr-verdict" }, verdictTitle, verdictDetail);
-  const announcer = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite", "aria-atomic": "true" });
+  const announcer = h("p", { class: "visually-hidden fr-announcer", role: "status", "aria-live": "polite", "aria-atomic": "true" });
   const problem = h("p", { class: "widget-error", role: "alert", hidden: true });
 
   // ---- the worker -----------------------------------------------------------------
@@ -165,6 +165,7 @@ export function mountFencingRace(root, wasm) {
         "figure",
         { class: "fr-figure", "aria-labelledby": `${id}-timeline-title`, "aria-describedby": timelineSummary.id },
         h("p", { class: "fr-section-title", id: `${id}-timeline-title` }, "Timeline"),
+        h("p", { class: "fr-facts" }, facts(state.settings)),
         h(
           "div",
           { class: "fr-cursor", role: "group", "aria-label": "Step through the run" },
@@ -269,6 +270,11 @@ export function mountFencingRace(root, wasm) {
       root.replaceChildren();
     },
   };
+}
+
+/** The race's fixed numbers, as the wasm gives them. */
+function facts(settings) {
+  return `The lease's TTL is ${formatDuration(settings.ttlMs)}; a leader renews it every ${formatDuration(settings.ttlMs / 2)} or so and checks it before each request, which it sends ${formatDuration(settings.prepareMs)} after the check. Every hop takes ${formatDuration(settings.latencyMs)}.`;
 }
 
 /** The status column's first word: a word, not only a colour. */
