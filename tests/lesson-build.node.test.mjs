@@ -62,6 +62,7 @@ test("the page from the real lesson: every embed rendered, ids unique, data safe
   assert.match(html, /data-widget="uptime-estimator"/);
   assert.match(html, /data-widget="cas-playground"/);
   assert.match(html, /data-widget="failover-simulator"/);
+  assert.match(html, /data-widget="fencing-race"/);
   assert.match(html, /Loading the simulation…/);
   assert.doesNotMatch(html, /Coming soon/);
   const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]);
@@ -78,7 +79,7 @@ test("bad content gives a message that names the place, not a broken page", () =
   broken.sections[1].html += '<div class="embed" data-kind="quiz" data-src="quizzes/missing.toml"></div>';
   assert.throws(() => renderPage(broken), /section 02-do-you-need-election\.md embeds the quiz "quizzes\/missing\.toml"/);
   broken.sections[1].html = '<div class="embed" data-kind="widget" data-src="teleporter"></div>';
-  assert.throws(() => renderPage(broken), /widget "teleporter", which this page does not know; known widgets: uptime-estimator/);
+  assert.throws(() => renderPage(broken), /widget "teleporter", which this page does not know; known widgets: cas-playground, failover-simulator, fencing-race, uptime-estimator/);
   assert.throws(() => renderPage({ ...lesson, format_version: 99 }), /format_version 99/);
 });
 
@@ -109,4 +110,21 @@ test("the export .tar holds each exercise's draft, or its starter, and every tar
   assert.equal(execFileSync("tar", ["-xOf", tarPath, "ownership-election/lock.js"], { encoding: "utf8" }), drafts.lock);
   assert.equal(execFileSync("tar", ["-xOf", tarPath, "ownership-election/cas.js"], { encoding: "utf8" }), lesson.exercises.cas.starter);
   assert.throws(() => makeTar([{ name: "x".repeat(101), text: "" }]), /1 to 100 printable ASCII/);
+});
+
+test("the widget registry is the folder web/src/widgets: the page builder reads every widget.json, and a bad one is named with what to fix", async () => {
+  const { readWidgets, WIDGETS_DIR } = await import("../web/build/widgets.mjs");
+  const { readdirSync, existsSync, mkdtempSync, mkdirSync, writeFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const folders = readdirSync(WIDGETS_DIR).filter((name) => existsSync(join(WIDGETS_DIR, name, "widget.json"))).sort();
+  assert.deepEqual(Object.keys(readWidgets()), folders);
+  const dir = mkdtempSync(join(tmpdir(), "leaselab-widgets-"));
+  mkdirSync(join(dir, "spinner"));
+  writeFileSync(join(dir, "spinner", "widget.json"), JSON.stringify({ title: "Spinner", intro: "", waiting: "Loading…", wasm: null }));
+  assert.throws(() => readWidgets(dir), /spinner\/widget\.json: "intro" must be a non-empty string/);
+  writeFileSync(join(dir, "spinner", "widget.json"), JSON.stringify({ title: "Spinner", intro: "Spins.", waiting: "Loading…", wasm: null }));
+  assert.throws(() => readWidgets(dir), /a widget needs view\.js/);
+  writeFileSync(join(dir, "spinner", "view.js"), "export const load = async () => () => {};\n");
+  assert.deepEqual(Object.keys(readWidgets(dir)), ["spinner"]);
 });

@@ -12,31 +12,13 @@ import { progressCounts, renderProgressSummary, renderTocMarks } from "../src/le
 import { emptyProgress } from "../src/storage/schema.js";
 import { highlight, highlightBlocks, unescapeHtml } from "./highlight.mjs";
 import { scopeSvg, svgTitle } from "./svg.mjs";
-import { readFileSync } from "node:fs";
+import { readWidgets } from "./widgets.mjs";
 
 /** The lesson JSON format this page understands (the content crate's FORMAT_VERSION). */
 export const LESSON_FORMAT_VERSION = 1;
 
-/** Widgets the page knows: a title, a short introduction, and what shows before the script mounts it. */
-const WIDGETS = {
-  "uptime-estimator": {
-    title: "Uptime estimator",
-    intro: "How available is a single replica? Start from one of the lesson's examples, or enter how often each kind of failure happens and how long it keeps the service down.",
-    waiting: "Loading the estimator…",
-  },
-  "cas-playground": {
-    title: "Compare-and-swap playground",
-    intro: "A simulated store that behaves like etcd, running in your browser. Create a key only if it is absent, compare against a value and a version, and give a key a time-to-live.",
-    waiting: "Loading the simulated store…",
-  },
-  "failover-simulator": {
-    title: "Failover simulator",
-    intro: "Three replicas run the lease loop from this lesson on one key of the simulated store. Freeze one (a stop-the-world pause), crash one, bring it back, and watch the lease move. The clock runs one simulated second per second; the lease's TTL is 3 s.",
-    waiting: "Loading the simulation…",
-  },
-  // Its text lives in its folder's widget.json (the folder convention to come).
-  "fencing-race": JSON.parse(readFileSync(new URL("../src/widgets/fencing-race/widget.json", import.meta.url), "utf8")),
-};
+/** The widgets, from their folders (web/build/widgets.mjs): title, introduction, loading text. */
+const WIDGETS = readWidgets();
 
 /** Renders the whole page. `assets`: { script, stylesheet, favicon } file names. */
 export function renderPage(lesson, assets = { script: "main.js", stylesheet: "style.css", favicon: "favicon.svg" }) {
@@ -201,12 +183,6 @@ function renderWidget(name, where) {
   const widget = WIDGETS[name];
   if (!widget) throw new Error(`${where} embeds the widget "${name}", which this page does not know; known widgets: ${Object.keys(WIDGETS).join(", ")}`);
   const id = `widget-${name}`;
-  if (widget.placeholder) {
-    return `<section class="widget-frame is-placeholder" id="${id}" aria-labelledby="${id}-title">
-<p class="widget-title" id="${id}-title">${escapeHtml(widget.title)}</p>
-<div class="widget widget-placeholder" data-widget="${name}"><p>${widget.placeholder}</p></div>
-</section>`;
-  }
   return `<section class="widget-frame" id="${id}" aria-labelledby="${id}-title">
 <p class="widget-title" id="${id}-title">${escapeHtml(widget.title)}</p>
 ${widget.intro ? `<p class="widget-intro">${escapeHtml(widget.intro)}</p>` : ""}

@@ -13,14 +13,17 @@ import { mountExercise } from "./lesson/exercise.js";
 import { mountProgress } from "./lesson/progress.js";
 import { mountQuiz } from "./lesson/quiz.js";
 
-/** Widget name → how to load its mount function, and whether it runs on the wasm store. Code-split per widget. */
-const WIDGETS = {
-  "cas-playground": { load: () => import("./widgets/cas-playground/view.js").then((module) => module.mountCasPlayground), wasm: true },
-  "uptime-estimator": { load: () => import("./widgets/uptime-estimator/view.js").then((module) => module.mountUptimeEstimator), wasm: false },
-  // Loads the simulation's wasm module itself (the grader's, not the store's), before it mounts.
-  "failover-simulator": { load: () => import("./widgets/failover-simulator/view.js").then((module) => module.loadFailoverSimulator()), wasm: false },
-  "fencing-race": { load: () => import("./widgets/fencing-race/view.js").then((module) => module.load()), wasm: true },
-};
+/**
+ * The widget registry is the folder web/src/widgets/: a widget is a folder
+ * with `widget.json` (its title, introduction, loading text, and whether it
+ * runs on the wasm store) and `view.js`, whose `load()` resolves to its mount
+ * function. The checker and the page builder read the same folders; here the
+ * bundler code-splits one chunk per widget from these two patterns.
+ */
+const widgetManifest = (name) => import(`./widgets/${name}/widget.json`).then((module) => module.default);
+const widgetView = (name) => import(`./widgets/${name}/view.js`).then((module) => module.load());
+/** A widget name is a folder name; anything else never reaches an import. */
+const WIDGET_NAME = /^[a-z][a-z0-9-]*$/;
 
 /**
  * The code runner (web/src/runner/mount.js) mounts into every
@@ -158,7 +161,7 @@ function adaptContents() {
 // ---- widgets ---------------------------------------------------------------
 
 function watchWidgets() {
-  const elements = [...document.querySelectorAll("[data-widget]")].filter((element) => WIDGETS[element.dataset.widget]);
+  const elements = [...document.querySelectorAll("[data-widget]")].filter((element) => WIDGET_NAME.test(element.dataset.widget));
   if (elements.length === 0) return;
   const observer = new IntersectionObserver(
     (entries) => {
@@ -177,15 +180,17 @@ function watchWidgets() {
 const loadWasm = () => import("./wasm.js").then((module) => module.loadWasm());
 
 async function mountWidget(element) {
-  const widget = WIDGETS[element.dataset.widget];
+  const name = element.dataset.widget;
+  let manifest = null;
   try {
-    const [mount, wasm] = await Promise.all([widget.load(), widget.wasm ? loadWasm() : null]);
+    manifest = await widgetManifest(name);
+    const [mount, wasm] = await Promise.all([widgetView(name), manifest.wasm === "store" ? loadWasm() : null]);
     mount(element, wasm);
     element.dataset.ready = "true";
   } catch (error) {
     showProblem(
       element,
-      `This interactive part could not start (${error.message}). Reload the page; if it persists, your browser may not support ${widget.wasm ? "WebAssembly" : "it"}.`,
+      `This interactive part could not start (${error.message}). Reload the page; if it persists, your browser may not support ${manifest?.wasm ? "WebAssembly" : "it"}.`,
       error,
     );
   }

@@ -85,24 +85,24 @@ fn directive_errors() {
     check(
         "directives",
         expect![[r#"
-        directives/01-directives.md:3:1: error: `{{#quizz}}` is not a directive; did you mean `quiz`? (allowed: `quiz`, `exercise`, `widget`, `diagram`)
-        directives/01-directives.md:4:1: error: the directive `{{#quiz quizzes/a.toml` is not closed with `}}` at the end of the line; write it as `{{#NAME ARGUMENT}}`, e.g. `{{#quiz quizzes/locks-and-ttl.toml}}`
-        directives/01-directives.md:5:1: error: `{{#quiz}}` has no argument; write it as `{{#quiz quizzes/NAME.toml}}`
-        directives/01-directives.md:6:1: error: `{{#widget}}` has 2 arguments but takes one; write it as `{{#widget NAME}}`
-        directives/01-directives.md:7:3: error: the directive is indented; start it at the beginning of the line, with a blank line before and after
-        directives/01-directives.md:8:5: error: a directive shares its line with other text; put the directive on a line of its own, with a blank line before and after (or quote it in `backticks` if it is an example)
-        directives/01-directives.md:9:1: error: `{{quiz quizzes/a.toml}}` looks like a directive but has no `#` after `{{`; write it as `{{#NAME ARGUMENT}}`, e.g. `{{#quiz quizzes/locks-and-ttl.toml}}`
-        directives/01-directives.md:10:1: error: the directive has no name; write it as `{{#NAME ARGUMENT}}`, e.g. `{{#quiz quizzes/locks-and-ttl.toml}}`
-        directives/01-directives.md:18:1: error: `directives/quizzes/missing.toml` does not exist; create the quiz file, or correct the path (it is relative to the lesson folder)
-        directives/01-directives.md:20:1: error: `../secret.toml` is not a plain path inside the lesson folder; write it relative to the lesson folder, without `..`, `//` or a leading `/`, e.g. `quizzes/locks-and-ttl.toml`
-        directives/01-directives.md:22:1: error: a quiz must be a `.toml` file, but `quizzes/notes.txt` is not; write it as `{{#quiz quizzes/NAME.toml}}`
-        directives/01-directives.md:24:1: error: `directives/diagrams/missing.svg` does not exist; create the SVG file, or correct the path (it is relative to the lesson folder)
-        directives/01-directives.md:26:1: error: `directives/nope/exercise.toml` does not exist; create the folder `nope/` with exercise.toml, README.md, starter.js and solution.js, or correct the name
-        directives/01-directives.md:28:1: error: `Bad_Name` is not a valid exercise name; name the exercise after its folder, using lowercase letters, digits and hyphens, e.g. `{{#exercise lock}}`
-        directives/01-directives.md:30:1: error: there is no widget named `cas-playgrond`; did you mean `cas-playground`? (allowed: `uptime-estimator`, `cas-playground`, `failover-simulator`)
-        directives/01-directives.md:32:1: error: there is no widget named `spinner`; use one of `uptime-estimator`, `cas-playground`, `failover-simulator`
-        checked 1 section, 0 quizzes, 0 exercises: 16 errors
-    "#]],
+            directives/01-directives.md:3:1: error: `{{#quizz}}` is not a directive; did you mean `quiz`? (allowed: `quiz`, `exercise`, `widget`, `diagram`)
+            directives/01-directives.md:4:1: error: the directive `{{#quiz quizzes/a.toml` is not closed with `}}` at the end of the line; write it as `{{#NAME ARGUMENT}}`, e.g. `{{#quiz quizzes/locks-and-ttl.toml}}`
+            directives/01-directives.md:5:1: error: `{{#quiz}}` has no argument; write it as `{{#quiz quizzes/NAME.toml}}`
+            directives/01-directives.md:6:1: error: `{{#widget}}` has 2 arguments but takes one; write it as `{{#widget NAME}}`
+            directives/01-directives.md:7:3: error: the directive is indented; start it at the beginning of the line, with a blank line before and after
+            directives/01-directives.md:8:5: error: a directive shares its line with other text; put the directive on a line of its own, with a blank line before and after (or quote it in `backticks` if it is an example)
+            directives/01-directives.md:9:1: error: `{{quiz quizzes/a.toml}}` looks like a directive but has no `#` after `{{`; write it as `{{#NAME ARGUMENT}}`, e.g. `{{#quiz quizzes/locks-and-ttl.toml}}`
+            directives/01-directives.md:10:1: error: the directive has no name; write it as `{{#NAME ARGUMENT}}`, e.g. `{{#quiz quizzes/locks-and-ttl.toml}}`
+            directives/01-directives.md:18:1: error: `directives/quizzes/missing.toml` does not exist; create the quiz file, or correct the path (it is relative to the lesson folder)
+            directives/01-directives.md:20:1: error: `../secret.toml` is not a plain path inside the lesson folder; write it relative to the lesson folder, without `..`, `//` or a leading `/`, e.g. `quizzes/locks-and-ttl.toml`
+            directives/01-directives.md:22:1: error: a quiz must be a `.toml` file, but `quizzes/notes.txt` is not; write it as `{{#quiz quizzes/NAME.toml}}`
+            directives/01-directives.md:24:1: error: `directives/diagrams/missing.svg` does not exist; create the SVG file, or correct the path (it is relative to the lesson folder)
+            directives/01-directives.md:26:1: error: `directives/nope/exercise.toml` does not exist; create the folder `nope/` with exercise.toml, README.md, starter.js and solution.js, or correct the name
+            directives/01-directives.md:28:1: error: `Bad_Name` is not a valid exercise name; name the exercise after its folder, using lowercase letters, digits and hyphens, e.g. `{{#exercise lock}}`
+            directives/01-directives.md:30:1: error: there is no widget named `cas-playgrond`; did you mean `cas-playground`? (allowed: `cas-playground`, `failover-simulator`, `fencing-race`, `uptime-estimator`)
+            directives/01-directives.md:32:1: error: there is no widget named `spinner`; use one of `cas-playground`, `failover-simulator`, `fencing-race`, `uptime-estimator`
+            checked 1 section, 0 quizzes, 0 exercises: 16 errors
+        "#]],
     );
 }
 

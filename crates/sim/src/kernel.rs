@@ -54,6 +54,9 @@ pub enum Limit {
     Time,
     TraceEvents,
     Calls,
+    /// The plan asks for no process, or for more than `processes_max`: the
+    /// run ends before it starts rather than quietly running another number.
+    Processes,
 }
 
 impl Limit {
@@ -63,6 +66,7 @@ impl Limit {
             Limit::Time => format!("the run went on past {} ms of simulated time", limits.time_ms_max),
             Limit::TraceEvents => format!("the run recorded more than {} events", limits.trace_events_max),
             Limit::Calls => format!("the processes made more than {} store calls", limits.calls_max),
+            Limit::Processes => format!("the plan asks for a number of processes outside 1 to {}", limits.processes_max),
         }
     }
 }
@@ -134,6 +138,12 @@ enum Pending {
     Jump { process: ProcessIndex, forward_ms: u64 },
 }
 
+/// The store's own time limit, as a multiple of the run's: the run's limit
+/// (`SimLimits::time_ms_max`) is what ends a run, with its own named ending;
+/// the store's is only a backstop against arithmetic running away (a TTL of
+/// a day added to a late clock), so it sits well above.
+const STORE_TIME_HEADROOM: u64 = 4;
+
 /// The simulation of one run.
 #[derive(Clone, Debug)]
 pub struct Sim {
@@ -154,7 +164,10 @@ pub struct Sim {
 
 impl Sim {
     pub fn new(plan: Plan, limits: SimLimits) -> Sim {
+        // The process table is sized within the limit whatever the plan says;
+        // a plan outside it ends the run at once with `Limit::Processes`.
         let count = plan.processes.clamp(1, limits.processes_max);
+        let processes_in_limit = (1..=limits.processes_max).contains(&plan.processes);
         let processes = (0..count)
             .map(|process| ProcessState {
                 life: Life::Running,
@@ -163,7 +176,7 @@ impl Sim {
                 calls_made: 0,
             })
             .collect();
-        let store_limits = kv::Limits { time_ms_max: limits.time_ms_max.saturating_mul(4), ..kv::Limits::default() };
+        let store_limits = kv::Limits { time_ms_max: limits.time_ms_max.saturating_mul(STORE_TIME_HEADROOM), ..kv::Limits::default() };
         let mut sim = Sim {
             plan,
             limits,
@@ -178,7 +191,15 @@ impl Sim {
             trace: Vec::new(),
             ended: None,
         };
+        if !processes_in_limit {
+            sim.ended = Some(Ending::Limit { limit: Limit::Processes });
+            return sim;
+        }
         for fault in sim.plan.faults.clone() {
+            // A fault for a process the plan does not have targets nothing:
+            // shrinking removes a process's faults with it, and replay tokens
+            // are checked by `Plan::check` before they reach the kernel, so
+            // only a hand-made plan gets here; its other faults still apply.
             if fault.process() >= count {
                 continue;
             }

@@ -163,6 +163,21 @@ impl Default for FaultProfile {
 }
 
 impl Plan {
+    /// Whether every fault targets a process the plan has: a plan read from
+    /// a replay token is checked, so a hand-edited token is refused by name
+    /// instead of running with some of its faults silently ignored.
+    pub fn check(&self) -> Result<(), String> {
+        match self.faults.iter().find(|fault| fault.process() >= self.processes) {
+            Some(fault) => Err(format!(
+                "the plan has {} process(es), but one of its faults is for process {} (p{}); a replay token made by the grader never has that",
+                self.processes,
+                fault.process(),
+                fault.process() + 1
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// A plan with no faults and the random scheduler.
     pub fn calm(seed: u64, processes: u32) -> Plan {
         Plan { seed, processes, latency_min_ms: 1, latency_max_ms: 20, scheduler: Scheduler::Random, faults: Vec::new() }

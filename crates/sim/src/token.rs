@@ -132,6 +132,7 @@ pub fn decode(token: &str) -> Result<Plan, TokenError> {
             _ => return Err(TokenError(format!("`{part}` is not a valid part of a replay token"))),
         }
     }
+    plan.check().map_err(TokenError)?;
     Ok(plan)
 }
 

@@ -1,7 +1,7 @@
 //! The kernel driven by Rust processes: latency, TTL expiry, watches,
 //! pauses, crashes, clock drift, limits and determinism.
 
-use sim::{run_processes, Ctx, Ending, Fault, FaultProfile, Happening, Limit, Note, Plan, Sim, SimLimits};
+use sim::{run_processes, Ctx, Ending, Fault, FaultProfile, Happening, Limit, Next, Note, Plan, Sim, SimLimits};
 
 fn run(plan: Plan, body: impl Fn(Ctx) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>) -> (Ending, Sim) {
     run_processes(Sim::new(plan, SimLimits::default()), body, |_| false)
@@ -184,4 +184,21 @@ fn a_failure_is_recorded_even_after_the_process_finished() {
     sim.fail(9, "broken".into());
     let last = sim.trace().last().unwrap();
     assert_eq!(last.process, None);
+}
+
+#[test]
+fn a_plan_outside_the_process_limit_ends_at_once_with_a_named_limit() {
+    let limits = SimLimits::default();
+    for processes in [0, limits.processes_max + 1] {
+        let mut sim = Sim::new(Plan::calm(1, processes), limits.clone());
+        assert_eq!(sim.next_step(), Next::Done(Ending::Limit { limit: Limit::Processes }), "{processes} processes");
+        assert!(Limit::Processes.describe(&limits).contains(&format!("1 to {}", limits.processes_max)));
+    }
+}
+
+#[test]
+fn a_token_whose_fault_names_a_missing_process_is_refused_by_name() {
+    let error = sim::token::decode("v1.s1.n2.l1-20.r.C5@100").unwrap_err();
+    assert!(error.to_string().contains("process 5 (p6)"), "{error}");
+    assert!(sim::token::decode("v1.s1.n2.l1-20.r.C1@100").is_ok());
 }

@@ -144,7 +144,7 @@ impl SimHandle {
     fn apply_line(&mut self, line: &str) -> Result<(), String> {
         let unreadable = |what: &str| format!("did something the grader could not record ({what}); if your code only used ctx as documented, please report this");
         let (head, payload) = line.split_once('|').ok_or_else(|| unreadable("an outbox line without a separator"))?;
-        let kind = head.bytes().next().ok_or_else(|| unreadable("an empty outbox line"))?;
+        let kind = head.bytes().next().ok_or_else(|| unreadable("an outbox line that names no kind"))?;
         let process: u32 = head.get(1..).and_then(|digits| digits.parse().ok()).ok_or_else(|| unreadable("an outbox line without a process"))?;
         match kind {
             b'c' => {

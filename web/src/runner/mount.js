@@ -6,6 +6,7 @@
 //
 // Functional core, imperative shell: `update(state, action)` is pure; the
 // shell runs the worker, the editor and the DOM.
+import { h } from "../dom.js";
 import { createEditor } from "./editor.js";
 import { DeadlineError, gradeInWorker, labInWorker, replayInWorker } from "./client.js";
 import { parseReplayFragment, replayFragment } from "./link.js";
@@ -45,17 +46,6 @@ export function update(state, action) {
       throw new Error(`unknown action ${action.type}`);
   }
 }
-
-const h = (tag, attributes = {}, ...children) => {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else element.setAttribute(name, value === true ? "" : String(value));
-  }
-  element.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
-  return element;
-};
 
 /**
  * Mounts the runner for `exercise` ({ name, file, starter, lab, … }) into

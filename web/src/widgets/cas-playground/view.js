@@ -228,3 +228,6 @@ export function mountCasPlayground(root, { Store }) {
     },
   };
 }
+
+/** The widget registry's entry point (see web/src/main.js): the mount function. */
+export const load = async () => mountCasPlayground;

@@ -324,3 +324,6 @@ function summarize(story, view) {
     .map((hold) => `replica ${hold.replica} from ${formatSeconds(hold.fromMs)}${hold.toMs !== null && hold.toMs <= view.atMs ? ` until ${formatSeconds(hold.toMs)}` : " on"}`);
   return holds.length === 0 ? "Nobody has held the lease yet." : `Lease holders so far: ${holds.join("; ")}.`;
 }
+
+/** The widget registry's entry point (see web/src/main.js): loads the simulation, then mounts. */
+export const load = loadFailoverSimulator;

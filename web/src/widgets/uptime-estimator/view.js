@@ -170,3 +170,6 @@ export function mountUptimeEstimator(root) {
 function capitalize(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/** The widget registry's entry point (see web/src/main.js): the mount function. */
+export const load = async () => mountUptimeEstimator;
