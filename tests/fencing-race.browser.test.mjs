@@ -36,7 +36,8 @@ async function openRace(options = {}) {
 }
 
 const verdictTitle = (widget) => widget.locator(".fr-verdict-title").textContent();
-const rowStatus = (widget, id) => widget.locator(`.fr-requests tr[data-request="${id}"]`).getAttribute("data-status");
+/** A request's row status; null while it is not listed (not sent yet at the cursor). */
+const rowStatus = (widget, id) => widget.evaluate((element, request) => element.querySelector(`.fr-requests tr[data-request="${request}"]`)?.dataset.status ?? null, id);
 const shot = (locator, name) => locator.screenshot({ path: `${ARTIFACTS_DIR}/${name}.png`, animations: "disabled" });
 
 /** Waits until the verdict's title is `title` (every choice reruns the race at once, but the DOM updates after the event). */
@@ -147,6 +148,7 @@ test("the read-then-write gap defeats asking the store but not the atomic or the
   await press(page, widget.getByRole("slider", { name: "Time" }), "Home");
   assert.equal(await widget.locator(".fr-clock").textContent(), "t = 0.00 s");
   assert.equal(await widget.locator(".fr-log li.empty").count(), 1);
+  assert.equal(await widget.locator(".fr-requests tbody").textContent(), "No request sent yet.", "the table tells no more than the timeline");
   const next = widget.getByRole("button", { name: "Next moment" });
   await next.focus();
   const seen = [];

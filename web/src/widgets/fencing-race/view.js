@@ -238,12 +238,13 @@ export function mountFencingRace(root, wasm) {
       drawn = { ...drawn, story, atMs, widthPx };
     }
 
-    const statuses = story.requests.map((entry) => requestStatus(story, entry, atMs));
+    // Requests not sent yet are not listed: the table tells no more than the timeline does.
+    const statuses = story.requests.map((entry) => requestStatus(story, entry, atMs)).filter((status) => status.status !== "unsent");
     const rowsKey = JSON.stringify(statuses);
     if (rowsKey !== drawn.rowsKey) {
       replaceChildren(
         requestRows,
-        statuses.map((status) => h("tr", { "data-request": status.id, "data-status": status.status }, h("th", { scope: "row" }, status.id), h("td", {}, String(status.version)), h("td", {}, h("span", { class: "fr-status" }, statusWord(status.status)), " ", status.text))),
+        statuses.length === 0 ? [h("tr", {}, h("td", { colspan: "3" }, "No request sent yet."))] : statuses.map((status) => h("tr", { "data-request": status.id, "data-status": status.status }, h("th", { scope: "row" }, status.id), h("td", {}, String(status.version)), h("td", {}, h("span", { class: "fr-status" }, statusWord(status.status)), " ", status.text))),
       );
       drawn.rowsKey = rowsKey;
     }
