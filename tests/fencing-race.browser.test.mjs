@@ -115,7 +115,7 @@ test("a paused old leader, from the keyboard: the trusting worker applies A's st
     await page.waitForFunction((expected) => document.querySelector('.fr-requests tr[data-request="A3"]')?.dataset.status === expected, status);
     assert.equal(await verdictTitle(widget), "Only the lease holder's requests were applied");
   }
-  assert.equal(await widget.locator(".fr-svg text", { hasText: "store + data" }).count(), 0, "the highest-token worker's data has a lane of its own");
+  assert.equal(await widget.locator(".fr-svg text", { hasText: "data (store)" }).count(), 0, "the highest-token worker's data is not in the store");
   await shot(widget, "fencing-race-paused-highest");
   assert.deepEqual(problems, []);
 });
@@ -175,7 +175,7 @@ test("the read-then-write gap defeats asking the store but not the atomic or the
     assert.equal(await verdictTitle(widget), "Only the lease holder's requests were applied", label);
   }
   await widget.getByLabel("Atomic check-and-write").check();
-  await page.waitForFunction(() => [...document.querySelectorAll(".fr-svg text")].some((text) => text.textContent === "store + data"));
+  await page.waitForFunction(() => [...document.querySelectorAll(".fr-svg text")].some((text) => text.textContent === "data (store)"));
   await shot(widget, "fencing-race-gap-atomic");
   assert.deepEqual(problems, []);
 });

@@ -83,7 +83,7 @@ for (const scenario of SCENARIOS) {
         assert.ok(logLines(state.story, state.atMs).some((line) => line.tone === "bad" && line.text.includes("both leaders' requests applied")));
       } else {
         assert.equal(view.tone, "ok", worker);
-        assert.match(view.detail, new RegExp(`stopped [^.]*${scenario.request}`));
+        assert.match(view.detail, new RegExp(`^(\\w+, )*(\\w+ and )?${scenario.request}\\b[^.]* (was|were) stopped\\.`));
       }
     }
     // Choosing by hand ends the preset.
@@ -179,8 +179,10 @@ test("the timeline: lanes per worker, marks with shapes and names, nothing after
   assert.equal((svg.match(/class="fr-outcome"/g) ?? []).length, gap.story.requests.filter((request) => request.decidedMs !== null).length);
 
   const atomic = act(gap, { type: "worker", worker: "atomic" });
-  assert.deepEqual(lanesFor(atomic.story).map((lane) => lane.id), ["A", "B", "worker", "store"]);
-  assert.match(timelineSvg(atomic.story, atomic.atMs), /data-request="A3" data-outcome="refusedByStore"/);
+  assert.deepEqual(lanesFor(atomic.story).map((lane) => lane.label), ["leader A", "leader B", "worker", "store", "data (store)"]);
+  const atomicSvg = timelineSvg(atomic.story, atomic.atMs);
+  assert.match(atomicSvg, /data-request="A3" data-outcome="refusedByStore"/);
+  assert.equal((atomicSvg.match(/class="fr-txn-link"/g) ?? []).length, atomic.story.requests.filter((request) => request.decidedMs !== null).length, "each transaction joins the store and the data");
 
   const early = timelineSvg(gap.story, 1_000, { widthPx: 720 });
   assert.doesNotMatch(early, /data-request="A3"/, "A3 is not decided by t=1 s");

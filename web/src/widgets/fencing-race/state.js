@@ -268,7 +268,7 @@ export function verdict(story, atMs) {
     return {
       tone: "ok",
       title: "Only the lease holder's requests were applied",
-      detail: `The worker stopped ${listIds(stopped)}. ${outcomeText(story, stopped[0])}`,
+      detail: `${listIds(stopped)} ${stopped.length === 1 ? "was" : "were"} stopped. ${outcomeText(story, stopped[0])}`,
     };
   }
   const takeover = story.holds.find((hold, index) => index > 0 && hold.fromMs <= atMs);

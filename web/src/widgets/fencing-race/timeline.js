@@ -1,7 +1,7 @@
 // The fencing race's timeline, drawn from a run's story up to the cursor:
 // one lane for each leader, the worker, the store and the data (for the
-// atomic worker the data lives in the store, so it has no lane of its own),
-// the whole run from left to right.
+// atomic worker the data lives in the store, and its lane says so), the
+// whole run from left to right.
 //
 // On a leader's lane: a bar in its colour while it leads, a tick at each
 // local check, hatching while it is paused. On the store's lane: the lease,
@@ -21,30 +21,25 @@ const LANE_PX = 40;
 const BOTTOM_PX = 8;
 const RIGHT_PX = 14;
 
-/** The lanes, top to bottom, for a story. */
+/**
+ * The lanes, top to bottom, for a story. For the atomic worker the data
+ * lives in the store: its transaction goes to the store's lane, and its
+ * effect shows on the data's lane at the same moment, joined by a dotted line.
+ */
 export function lanesFor(story) {
   const atomic = story.request.worker === "atomic";
-  return atomic
-    ? [
-        { id: "A", label: "leader A" },
-        { id: "B", label: "leader B" },
-        { id: "worker", label: "worker" },
-        { id: "store", label: "store + data" },
-      ]
-    : [
-        { id: "A", label: "leader A" },
-        { id: "B", label: "leader B" },
-        { id: "worker", label: "worker" },
-        { id: "store", label: "store" },
-        { id: "data", label: "data" },
-      ];
+  return [
+    { id: "A", label: "leader A" },
+    { id: "B", label: "leader B" },
+    { id: "worker", label: "worker" },
+    { id: "store", label: "store" },
+    { id: "data", label: atomic ? "data (store)" : "data" },
+  ];
 }
 
 /** Where each request ended: the lane of its mark. */
-function markLane(story, request) {
-  if (request.outcome === "rejected") return "worker";
-  if (story.request.worker === "atomic") return "store";
-  return "data";
+function markLane(request) {
+  return request.outcome === "rejected" ? "worker" : "data";
 }
 
 /**
@@ -77,7 +72,7 @@ export function timelineSvg(story, atMs, { widthPx = 720, id = "fencing" } = {})
   // Lanes and their names.
   for (const lane of lanes) {
     parts.push(`<line x1="${leftPx}" y1="${y(lane.id)}" x2="${widthPx - RIGHT_PX}" y2="${y(lane.id)}" class="fr-lane is-${lane.id}"/>`);
-    const words = narrow && lane.id === "store" && lanes.length === 4 ? "store" : lane.label;
+    const words = narrow && lane.id === "data" ? "data" : lane.label;
     parts.push(`<text x="4" y="${y(lane.id) + 4}" class="fr-lane-label">${words}</text>`);
   }
 
@@ -130,12 +125,16 @@ export function timelineSvg(story, atMs, { widthPx = 720, id = "fencing" } = {})
       const answeredMs = request.readMs + story.latencyMs;
       if (request.readMs <= atMs) parts.push(segment(x(request.readMs), y("store"), answeredMs, y("worker"), atMs, request.readMs, x, "fr-worker-call"));
     }
+    const atomic = story.request.worker === "atomic";
     if (request.writeSentMs !== null && request.writeSentMs <= atMs) {
-      const lane = story.request.worker === "atomic" ? "store" : "data";
       const landsMs = request.decidedMs ?? story.untilMs;
-      parts.push(segment(x(request.writeSentMs), y("worker"), landsMs, y(lane), atMs, request.writeSentMs, x, `fr-write${request.writeDelayMs > 0 ? " is-delayed" : ""}`));
+      parts.push(segment(x(request.writeSentMs), y("worker"), landsMs, y(atomic ? "store" : "data"), atMs, request.writeSentMs, x, `fr-write${request.writeDelayMs > 0 ? " is-delayed" : ""}`));
     }
-    if (request.decidedMs !== null && request.decidedMs <= atMs) parts.push(mark(x(request.decidedMs), y(markLane(story, request)), request, narrow));
+    if (request.decidedMs !== null && request.decidedMs <= atMs) {
+      // One transaction: the compare in the store and the write of the data, at one moment.
+      if (atomic) parts.push(`<line x1="${x(request.decidedMs)}" y1="${y("store") + 9}" x2="${x(request.decidedMs)}" y2="${y("data") - 8}" class="fr-txn-link"/>`);
+      parts.push(mark(x(request.decidedMs), y(markLane(request)), request, narrow));
+    }
   }
 
   // The cursor.

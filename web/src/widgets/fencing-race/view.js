@@ -21,7 +21,7 @@ import {
   update,
   verdict,
 } from "./state.js";
-import { lanesFor, timelineSvg } from "./timeline.js";
+import { timelineSvg } from "./timeline.js";
 
 /** Lines of the log on screen (the newest first), on a wide and on a narrow screen. */
 const LOG_LINES_SHOWN = 8;
@@ -310,6 +310,6 @@ function legendItems(story) {
     h("span", { class: "legend-double" }, "double apply"),
     h("span", { class: "legend-refused" }, "stopped"),
   ];
-  if (lanesFor(story).length === 4) items.push(h("span", { class: "legend-note" }, "the atomic worker's data lives in the store"));
+  if (story.request.worker === "atomic") items.push(h("span", { class: "legend-txn" }, "one transaction: the store checks the lock and writes the data"));
   return items;
 }
