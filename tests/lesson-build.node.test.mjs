@@ -62,6 +62,7 @@ test("the page from the real lesson: every embed rendered, ids unique, data safe
   assert.match(html, /data-widget="uptime-estimator"/);
   assert.match(html, /data-widget="cas-playground"/);
   assert.match(html, /data-widget="failover-simulator"/);
+  assert.match(html, /data-widget="fencing-race"/);
   assert.match(html, /Loading the simulation…/);
   assert.doesNotMatch(html, /Coming soon/);
   const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]);
@@ -78,7 +79,7 @@ test("bad content gives a message that names the place, not a broken page", () =
   broken.sections[1].html += '<div class="embed" data-kind="quiz" data-src="quizzes/missing.toml"></div>';
   assert.throws(() => renderPage(broken), /section 02-do-you-need-election\.md embeds the quiz "quizzes\/missing\.toml"/);
   broken.sections[1].html = '<div class="embed" data-kind="widget" data-src="teleporter"></div>';
-  assert.throws(() => renderPage(broken), /widget "teleporter", which this page does not know; known widgets: cas-playground, failover-simulator, uptime-estimator/);
+  assert.throws(() => renderPage(broken), /widget "teleporter", which this page does not know; known widgets: cas-playground, failover-simulator, fencing-race, uptime-estimator/);
   assert.throws(() => renderPage({ ...lesson, format_version: 99 }), /format_version 99/);
 });
 

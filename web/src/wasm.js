@@ -3,7 +3,7 @@
 // The URL is given explicitly so that the bundle finds `leaselab_store_bg.wasm`
 // beside itself in web/dist, wherever the page is served from. This is the
 // small store-only module; the grader's module loads only in the runner's worker.
-import init, { Store, buildVersion } from "../pkg/leaselab_store.js";
+import init, { Store, buildVersion, fencingRaceRun, fencingRaceSettings } from "../pkg/leaselab_store.js";
 
 let loading = null;
 
@@ -12,6 +12,8 @@ export function loadWasm() {
   loading ??= init({ module_or_path: new URL("./leaselab_store_bg.wasm", import.meta.url) }).then(() => ({
     Store,
     buildVersion,
+    fencingRaceRun,
+    fencingRaceSettings,
   }));
   return loading;
 }

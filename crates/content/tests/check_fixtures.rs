@@ -99,8 +99,8 @@ fn directive_errors() {
             directives/01-directives.md:24:1: error: `directives/diagrams/missing.svg` does not exist; create the SVG file, or correct the path (it is relative to the lesson folder)
             directives/01-directives.md:26:1: error: `directives/nope/exercise.toml` does not exist; create the folder `nope/` with exercise.toml, README.md, starter.js and solution.js, or correct the name
             directives/01-directives.md:28:1: error: `Bad_Name` is not a valid exercise name; name the exercise after its folder, using lowercase letters, digits and hyphens, e.g. `{{#exercise lock}}`
-            directives/01-directives.md:30:1: error: there is no widget named `cas-playgrond`; did you mean `cas-playground`? (allowed: `cas-playground`, `failover-simulator`, `uptime-estimator`)
-            directives/01-directives.md:32:1: error: there is no widget named `spinner`; use one of `cas-playground`, `failover-simulator`, `uptime-estimator`
+            directives/01-directives.md:30:1: error: there is no widget named `cas-playgrond`; did you mean `cas-playground`? (allowed: `cas-playground`, `failover-simulator`, `fencing-race`, `uptime-estimator`)
+            directives/01-directives.md:32:1: error: there is no widget named `spinner`; use one of `cas-playground`, `failover-simulator`, `fencing-race`, `uptime-estimator`
             checked 1 section, 0 quizzes, 0 exercises: 16 errors
         "#]],
     );

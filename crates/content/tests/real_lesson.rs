@@ -44,7 +44,7 @@ fn the_lesson_renders_every_part() {
     assert_eq!(lesson.diagrams.len(), 2);
     assert_eq!(
         lesson.widgets,
-        ["cas-playground", "failover-simulator", "uptime-estimator"]
+        ["cas-playground", "failover-simulator", "fencing-race", "uptime-estimator"]
     );
 
     for section in &lesson.sections {

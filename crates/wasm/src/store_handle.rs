@@ -21,7 +21,7 @@ impl Default for WasmStore {
 }
 
 /// Plain objects: `null` for missing fields, objects for maps, numbers for u64.
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|error| JsError::new(&format!("internal error while answering JavaScript: {error}")))
