@@ -20,13 +20,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
+import { loadNodeEngines, loadNodeRegistry } from "../web/src/runner/node.js";
 import { gradeSource } from "../web/src/runner/grade.js";
 
 const CORPUS = new URL("./fixtures/accuracy/", import.meta.url);
-const EXERCISES = ["cas", "lock", "lease", "fencing"];
-/** The default budget, `GradeOptions::default()` in crates/grader/src/grade.rs. */
-const DEFAULT_SEEDS = 200;
+const registry = await loadNodeRegistry();
+/** The exercises with a corpus folder, in the registry's order. */
+const EXERCISES = registry.names.filter((name) => readdirSync(CORPUS).includes(name));
+/** The default budget every host grades with (the grader's registry). */
+const DEFAULT_SEEDS = registry.defaults.seeds;
 const TEN_TIMES = process.env.ACCURACY_SEEDS_10X !== "0";
 
 const HEADER = /^\/\/ ([a-z]+): (.*)$/;
