@@ -235,8 +235,8 @@ impl crate::dynamic::Hosted for ElectionExercise {
         &INFO
     }
 
-    fn reference_execution(&self, case: &Case<ElectionWorkload>) -> Execution {
-        run_rust(lease::ElectionVariant::Reference, case)
+    fn implementations(&self) -> Vec<crate::dynamic::Implementation<ElectionWorkload>> {
+        crate::dynamic::Implementation::of(lease::ElectionVariant::Reference, &lease::ElectionVariant::BUGGY, run_rust)
     }
 
     fn lab_run(&self) -> Option<LabRun<ElectionWorkload>> {
@@ -340,55 +340,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn grading_is_deterministic_byte_for_byte() {
-        for variant in [
-            ElectionVariant::Reference,
-            ElectionVariant::Herd,
-            ElectionVariant::MissesDeletion,
-        ] {
-            let grade_once = || {
-                let report = grade(
-                    &ElectionExercise,
-                    &mut |case| run_rust(variant, case),
-                    &options(100),
-                );
-                serde_json::to_string(&report).unwrap()
-            };
-            assert_eq!(grade_once(), grade_once(), "{variant:?}");
-        }
-    }
 
-    #[test]
-    fn a_replay_token_reproduces_the_shrunk_failure_exactly() {
-        for variant in ElectionVariant::BUGGY {
-            let report = grade(
-                &ElectionExercise,
-                &mut |case| run_rust(variant, case),
-                &options(50),
-            );
-            for counterexample in report
-                .tests
-                .iter()
-                .filter_map(|test| test.counterexample.as_ref())
-            {
-                let case =
-                    crate::grade::case_from_token(&ElectionExercise, &counterexample.replay_token)
-                        .unwrap();
-                let execution = run_rust(variant, &case);
-                // The report's trace ends at the violation; the replay goes on after it.
-                assert_eq!(
-                    execution.trace[..counterexample.trace.len()],
-                    counterexample.trace[..],
-                    "{variant:?}"
-                );
-                assert_eq!(
-                    ElectionExercise.check(&case, &execution).as_ref(),
-                    Some(&counterexample.violation)
-                );
-            }
-        }
-    }
 
     /// The story names what happened and what to do, in one line.
     #[test]

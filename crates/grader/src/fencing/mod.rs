@@ -368,8 +368,8 @@ impl crate::dynamic::Hosted for FencingExercise {
         &INFO
     }
 
-    fn reference_execution(&self, case: &Case<FencingWorkload>) -> Execution {
-        run_rust(::lease::FencingVariant::Reference, case)
+    fn implementations(&self) -> Vec<crate::dynamic::Implementation<FencingWorkload>> {
+        crate::dynamic::Implementation::of(::lease::FencingVariant::Reference, &::lease::FencingVariant::BUGGY, run_rust)
     }
 
     fn execution_from_json(

@@ -284,8 +284,8 @@ impl crate::dynamic::Hosted for LeaseExercise {
         &INFO
     }
 
-    fn reference_execution(&self, case: &Case<LeaseWorkload>) -> Execution {
-        run_rust(LeaseVariant::Reference, case)
+    fn implementations(&self) -> Vec<crate::dynamic::Implementation<LeaseWorkload>> {
+        crate::dynamic::Implementation::of(LeaseVariant::Reference, &LeaseVariant::BUGGY, run_rust)
     }
 
     fn lab_run(&self) -> Option<LabRun<LeaseWorkload>> {
