@@ -1,6 +1,6 @@
 // Grading one exercise file with the shared runner, and the report of a file
 // that could not be graded at all.
-import { gradeSource } from "../web/src/runner/grade.js";
+import { gradeSource } from "../runner/grade.js";
 import { registry } from "./registry.js";
 
 /** The suite report for one file; failing tests carry the timeline text of their counterexample. */

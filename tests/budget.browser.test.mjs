@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { startBrowser } from "./support/browser.mjs";
 import { openLesson } from "./support/lesson.mjs";
-import { loadNodeRegistry } from "../web/src/runner/node.js";
+import { loadNodeRegistry } from "../runner/node/engines.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const run = promisify(execFile);

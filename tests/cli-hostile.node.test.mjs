@@ -12,8 +12,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlin
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadNodeRegistry } from "../web/src/runner/node.js";
-import { deadlineMessage, SEEDS_MAX, SOURCE_BYTES_MAX } from "../web/src/runner/limits.js";
+import { loadNodeRegistry } from "../runner/node/engines.js";
+import { deadlineMessage, SEEDS_MAX, SOURCE_BYTES_MAX } from "../runner/limits.js";
 import { renderText } from "../cli/formats/text.js";
 import { renderGithub } from "../cli/formats/github.js";
 import { renderJunit } from "../cli/formats/junit.js";

@@ -8,7 +8,7 @@ import { mkdtempSync, mkdirSync, copyFileSync, writeFileSync, readFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadNodeRegistry } from "../web/src/runner/node.js";
+import { loadNodeRegistry } from "../runner/node/engines.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLI = join(ROOT, "cli/leaselab.mjs");

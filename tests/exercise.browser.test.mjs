@@ -7,13 +7,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { startBrowser, axeViolations, screenshot } from "./support/browser.mjs";
 import { openLesson, STORAGE_KEY } from "./support/lesson.mjs";
-import { loadNodeEngines, loadNodeRegistry } from "../web/src/runner/node.js";
+import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
 
 // Every exercise the grader registers.
 const registry = await loadNodeRegistry();
-import { gradeSource } from "../web/src/runner/grade.js";
+import { gradeSource } from "../runner/grade.js";
 
-const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
+const LESSON = new URL("../exercises/ownership-election", import.meta.url);
 const read = (path) => readFileSync(new URL(path, LESSON), "utf8");
 
 let session;

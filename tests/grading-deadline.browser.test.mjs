@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { startBrowser, axeViolations, screenshot } from "./support/browser.mjs";
 import { openLesson } from "./support/lesson.mjs";
-import { deadlineMessage, gradingDeadlineMs } from "../web/src/runner/limits.js";
-import { loadNodeEngines, loadNodeRegistry } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
+import { deadlineMessage, gradingDeadlineMs } from "../runner/limits.js";
+import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
+import { gradeSource } from "../runner/grade.js";
 
 const SOLUTION = readFileSync(new URL("../exercises/ownership-election/lock/solution.js", import.meta.url), "utf8");
 

@@ -5,9 +5,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { runLab } from "../web/src/runner/lab-run.js";
-import { prefixRangeEnd } from "../web/src/runner/etcd-gateway.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { runLab } from "../runner/lab-run.js";
+import { prefixRangeEnd } from "../runner/etcd-gateway.js";
 import { startEtcd } from "./support/etcd.mjs";
 
 let etcd;

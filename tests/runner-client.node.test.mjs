@@ -5,10 +5,10 @@
 // stuck code and the page are in grading-deadline.browser.test.mjs; this
 // covers the paths Chromium cannot be made to take on demand (a worker that
 // dies, a worker that has not started by its deadline).
-import { loadNodeRegistry } from "../web/src/runner/node.js";
+import { loadNodeRegistry } from "../runner/node/engines.js";
 import { test, mock, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { deadlineMessage, gradingDeadlineMs } from "../web/src/runner/limits.js";
+import { deadlineMessage, gradingDeadlineMs } from "../runner/limits.js";
 
 /** Every worker the client made, newest last. */
 const workers = [];

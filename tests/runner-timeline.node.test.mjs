@@ -4,8 +4,8 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { gradeSource } from "../runner/grade.js";
 import { timelineModel } from "../web/src/runner/timeline-model.js";
 import { parseReplayFragment, replayFragment } from "../web/src/runner/link.js";
 

@@ -12,8 +12,8 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { gradeSource } from "../runner/grade.js";
 
 const ROOT = new URL("../", import.meta.url);
 const LESSON = new URL("exercises/ownership-election/", ROOT);

@@ -13,10 +13,10 @@
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
-import { loadEngines } from "./engine.js";
-import { gradeSource, replaySource } from "./grade.js";
-import { runLab } from "./lab-run.js";
-import { registryOf } from "./registry.js";
+import { loadEngines } from "../../../runner/engine.js";
+import { gradeSource, replaySource } from "../../../runner/grade.js";
+import { runLab } from "../../../runner/lab-run.js";
+import { registryOf } from "../../../runner/registry.js";
 
 /** Where the wasm files are, relative to this worker's bundle in web/dist. */
 const SOURCES = {

@@ -1,5 +1,5 @@
 //! Runs an election workload with a Rust implementation under the kernel.
-//! The JavaScript runner's harness (`web/src/runner/harness.js`, "the
+//! The JavaScript runner's harness (`runner/harness.js`, "the
 //! election exercise") does the same, step for step.
 
 use lease::{ElectionVariant, Leadership};
