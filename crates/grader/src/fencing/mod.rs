@@ -136,7 +136,7 @@ impl Exercise for FencingExercise {
             },
             Scenario {
                 id: "stale-tenure",
-                title: "A → B → A: a request from A's first tenure arrives during its second",
+                title: "a request from a leader's earlier tenure arrives during its next one",
                 points: 2,
                 case: case(
                     "stale-tenure",
