@@ -26,7 +26,7 @@ fn the_lesson_checks_clean() {
     let report = content::Report::new(&checked).to_text();
     assert_eq!(
         report,
-        "checked 10 sections, 4 quizzes, 4 exercises: 0 errors\n"
+        "checked 10 sections, 4 quizzes, 5 exercises: 0 errors\n"
     );
 }
 
@@ -36,7 +36,7 @@ fn the_lesson_renders_every_part() {
     assert_eq!(lesson.title, "Ownership Election");
     assert_eq!(lesson.sections.len(), 10);
     assert_eq!(lesson.quizzes.len(), 4);
-    assert_eq!(lesson.exercises.len(), 4);
+    assert_eq!(lesson.exercises.len(), 5);
     assert_eq!(lesson.diagrams.len(), 2);
     assert_eq!(
         lesson.widgets,
