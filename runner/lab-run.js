@@ -1,9 +1,10 @@
-// Lab mode: the learner's lock or lease code against a real etcd, in real
+// Lab mode: the learner's lock, lease or election code against a real etcd, in real
 // time. The same sandbox and the same harness as grading; only the host
 // differs: instead of the simulation deciding when each call completes, the
 // calls go to etcd (etcd-gateway.js) and settle when etcd answers, `sleep`
 // is a real timer and `now()` the real clock. Nothing is graded: the learner
-// watches their code take, hold and release a real lock, or lead and renew.
+// watches their code take, hold and release a real lock, lead and renew, or
+// queue for leadership.
 import { HARNESS_SOURCE, parseOutbox } from "./harness.js";
 import { createEtcdGateway } from "./etcd-gateway.js";
 import { loadModule } from "./run-case.js";

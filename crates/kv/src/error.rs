@@ -28,6 +28,8 @@ pub enum StoreError {
     TooManyWatchers { watchers_max: usize },
     /// A watch id that is not waiting (already fired or cancelled).
     WatchNotFound { watch: u64 },
+    /// A read of a prefix would return more bytes than the limit.
+    RangeTooLarge { prefix: String, bytes_max: usize },
     /// The requested revision is older than the history the store keeps.
     Compacted { after_revision: u64, compacted_revision: u64 },
     /// A transaction with more operations than the limit.
@@ -70,6 +72,10 @@ impl fmt::Display for StoreError {
             StoreError::TooManyWatchers { watchers_max } => {
                 write!(f, "{watchers_max} watchers are already waiting, the limit; cancel some first")
             }
+            StoreError::RangeTooLarge { prefix, bytes_max } => write!(
+                f,
+                "the keys under {prefix:?} and their values come to more than {bytes_max} bytes, the most one list returns; keep fewer or smaller keys under it"
+            ),
             StoreError::WatchNotFound { watch } => write!(f, "watch {watch} is not waiting (it fired or was cancelled)"),
             StoreError::Compacted { after_revision, compacted_revision } => write!(
                 f,

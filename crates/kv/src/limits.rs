@@ -14,6 +14,8 @@ pub struct Limits {
     pub txn_ops_max: usize,
     /// How many change events are kept for watches that start in the past.
     pub history_events_max: usize,
+    /// The most bytes (keys and values together) one read of a prefix returns.
+    pub range_bytes_max: usize,
     /// The largest virtual time, so that `now + ttl` can never overflow.
     pub time_ms_max: u64,
 }
@@ -30,6 +32,7 @@ impl Default for Limits {
             watchers_max: 1_000,
             txn_ops_max: 16,
             history_events_max: 4_096,
+            range_bytes_max: 4_096,
             time_ms_max: 1 << 50,
         }
     }

@@ -131,12 +131,15 @@ impl Store {
     /// it. A read: it changes nothing, so the revision stays.
     pub fn range_prefix(&self, prefix: &str) -> Result<Vec<KeyValue>, StoreError> {
         self.validate_key(prefix)?;
-        let mut found: Vec<KeyValue> = self
-            .keys
-            .range(prefix.to_string()..)
-            .take_while(|(key, _)| key.starts_with(prefix))
-            .map(|(_, kv)| kv.clone())
-            .collect();
+        let mut found: Vec<KeyValue> = Vec::new();
+        let mut bytes = 0;
+        for (key, kv) in self.keys.range(prefix.to_string()..).take_while(|(key, _)| key.starts_with(prefix)) {
+            bytes += key.len() + kv.value.len();
+            if bytes > self.limits.range_bytes_max {
+                return Err(StoreError::RangeTooLarge { prefix: prefix.to_string(), bytes_max: self.limits.range_bytes_max });
+            }
+            found.push(kv.clone());
+        }
         // One transaction may create several keys at one revision; they keep their key order, so the
         // order is total and the same on every run.
         found.sort_by(|a, b| (a.create_revision, &a.key).cmp(&(b.create_revision, &b.key)));

@@ -59,3 +59,15 @@ fn an_empty_or_oversized_prefix_is_refused() {
     let long = "k".repeat(store.limits().key_bytes_max + 1);
     assert!(matches!(store.range_prefix(&long), Err(StoreError::KeyTooLong { .. })));
 }
+
+#[test]
+fn a_prefix_holding_more_than_the_limit_is_refused_by_name() {
+    let mut store = Store::with_limits(kv::Limits { range_bytes_max: 10, ..kv::Limits::default() });
+    store.put("q/a", "1234", LeaseChoice::None).unwrap(); // 3 + 4 bytes
+    assert_eq!(keys_and_creates(&store, "q/").len(), 1);
+    store.put("q/b", "1", LeaseChoice::None).unwrap(); // 4 more: 11 in all
+    let refused = store.range_prefix("q/").unwrap_err();
+    assert_eq!(refused, StoreError::RangeTooLarge { prefix: "q/".into(), bytes_max: 10 });
+    assert!(refused.to_string().contains("more than 10 bytes"), "{refused}");
+    assert_eq!(keys_and_creates(&store, "q/a").len(), 1, "a narrower prefix still reads");
+}

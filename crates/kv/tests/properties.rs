@@ -1022,6 +1022,7 @@ fn small_limits() -> Limits {
         watchers_max: 3,
         txn_ops_max: 3,
         history_events_max: 6,
+        range_bytes_max: 8,
         time_ms_max: 1_000,
     }
 }

@@ -310,7 +310,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
       "details",
       { class: "runner-lab" },
       h("summary", {}, "Lab: run your code on a real etcd"),
-      h("p", {}, "Real time applies here: nothing is simulated and nothing is graded. Two processes run your code against the etcd below, through its JSON gateway; start etcd with ", h("code", {}, "--cors='*'"), " (see the README's \"Lab mode\"). TTLs become etcd leases of whole seconds, at least 2."),
+      h("p", {}, "Real time applies here: nothing is simulated and nothing is graded. A few processes (two, or three for the election queue) run your code against the etcd below, through its JSON gateway; start etcd with ", h("code", {}, "--cors='*'"), " (see the README's \"Lab mode\"). TTLs become etcd leases of whole seconds, at least 2."),
       h("div", { class: "field" }, h("label", { for: endpoint.id }, "etcd endpoint"), endpoint),
       h("div", { class: "runner-toolbar" }, start, labStatus),
       log,
