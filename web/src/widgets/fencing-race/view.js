@@ -189,14 +189,14 @@ export function mountFencingRace(root, wasm) {
       h(
         "section",
         { class: "fr-requests-frame", "aria-labelledby": `${id}-requests-title` },
-        h("p", { class: "fr-section-title", id: `${id}-requests-title` }, "Requests"),
+        h("p", { class: "fr-section-title", id: `${id}-requests-title` }, "The requests"),
         h(
           "div",
           { class: "table-frame" },
           h("table", { class: "fr-requests", "aria-labelledby": `${id}-requests-title` }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Request"), h("th", { scope: "col" }, "Version"), h("th", { scope: "col" }, "What happened"))), requestRows),
         ),
       ),
-      h("section", { class: "fr-log-frame", "aria-labelledby": `${id}-log-title` }, h("p", { class: "fr-section-title", id: `${id}-log-title` }, "What happened"), log),
+      h("section", { class: "fr-log-frame", "aria-labelledby": `${id}-log-title` }, h("p", { class: "fr-section-title", id: `${id}-log-title` }, "What happened in the race"), log),
     ),
   );
 
