@@ -1,5 +1,5 @@
 // Command-line arguments: parsed into options, or a usage error (exit 2).
-import { SEEDS_MAX, SOURCE_BYTES_MAX, gradingDeadlineMs } from "../web/src/runner/limits.js";
+import { SEEDS_MAX, SOURCE_BYTES_MAX, gradingDeadlineMs } from "../runner/limits.js";
 import { registry } from "./registry.js";
 
 /** The exercises, in the lesson's order: the grader's registry is the one list. */

@@ -9,7 +9,7 @@
 // report; it never stops the batch. Every finished report is the one the
 // file would get graded alone (each grading starts from fresh QuickJS
 // instances, and a thread that failed is replaced, not reused).
-import { gradingDeadlineMs } from "../web/src/runner/limits.js";
+import { gradingDeadlineMs } from "../runner/limits.js";
 import { errorReport } from "./grade-file.js";
 import { GradingThread } from "./grading-thread.js";
 

@@ -1,6 +1,7 @@
 // Grading one exercise file with the shared runner, and the report of a file
 // that could not be graded at all.
-import { gradeSource } from "../web/src/runner/grade.js";
+import { gradeSource } from "../runner/grade.js";
+import { registry } from "./registry.js";
 
 /** The suite report for one file; failing tests carry the timeline text of their counterexample. */
 export async function gradeFile(engines, { exercise, source }, { firstSeed, seeds }) {
@@ -17,5 +18,5 @@ export async function gradeFile(engines, { exercise, source }, { firstSeed, seed
  * tests, one problem), so every format shows it as an error scoring 0.
  */
 export function errorReport(exercise, maxScore, problem) {
-  return { exercise, score: 0, maxScore, problems: [problem], tests: [] };
+  return { exercise, graderVersion: registry.graderVersion, score: 0, maxScore, problems: [problem], tests: [] };
 }

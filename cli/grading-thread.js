@@ -10,7 +10,7 @@
 // reused: the next file gets a fresh one.
 import { basename } from "node:path";
 import { Worker } from "node:worker_threads";
-import { deadlineMessage } from "../web/src/runner/limits.js";
+import { deadlineMessage } from "../runner/limits.js";
 
 const WORKER_URL = new URL("./worker.js", import.meta.url);
 

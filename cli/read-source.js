@@ -7,7 +7,7 @@
 import { constants } from "node:fs";
 import { open, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, sep } from "node:path";
-import { SOURCE_BYTES_MAX } from "../web/src/runner/limits.js";
+import { SOURCE_BYTES_MAX } from "../runner/limits.js";
 
 /** A file that will not be graded; the message says which and why, and what to do. */
 export class RefusedFile extends Error {}

@@ -2,6 +2,6 @@
 // their files, the default budget and the grader's version, read once from
 // the grader's wasm (crates/grader/src/registry.rs), as the page and the
 // grading threads read it.
-import { loadNodeRegistry } from "../web/src/runner/node.js";
+import { loadNodeRegistry } from "../runner/node/engines.js";
 
 export const registry = await loadNodeRegistry();

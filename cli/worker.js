@@ -4,8 +4,8 @@
 // The parent may terminate it at any moment (batch.js); nothing here needs
 // to survive that.
 import { parentPort } from "node:worker_threads";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { registryOf } from "../web/src/runner/registry.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { registryOf } from "../runner/registry.js";
 import { gradeFile } from "./grade-file.js";
 
 // A failure here is the grader's, not a submission's: it reaches the parent

@@ -1,7 +1,7 @@
 // The CAS playground in real Chromium, on the real wasm store.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startBrowser, openPage, axeViolations, ARTIFACTS_DIR } from "./support/browser.mjs";
+import { startBrowser, openPage, axeViolations, screenshot } from "./support/browser.mjs";
 
 let session;
 before(async () => {
@@ -53,7 +53,7 @@ test("create, conflict, versioned CAS and TTL expiry on the wasm store", async (
   await page.getByRole("button", { name: "+1 s" }).click();
   await page.getByRole("button", { name: "+1 s" }).click();
   assert.equal(await page.locator(".revision").textContent(), "3");
-  await page.screenshot({ path: `${ARTIFACTS_DIR}/cas-playground-before-expiry.png`, fullPage: true });
+  await screenshot(page, `cas-playground-before-expiry`, { fullPage: true });
   await page.getByRole("button", { name: "+1 s" }).click();
   assert.match(await outcome(page), /"locks\/leader" expired at 3000 ms/);
   assert.equal(await page.locator(".revision").textContent(), "4");
@@ -100,7 +100,7 @@ for (const colorScheme of ["light", "dark"]) {
     const { page } = await openPlayground({ colorScheme });
     await page.getByRole("button", { name: "Compare and swap" }).click();
     const violations = await axeViolations(page);
-    await page.screenshot({ path: `${ARTIFACTS_DIR}/cas-playground-${colorScheme}.png`, fullPage: true });
+    await screenshot(page, `cas-playground-${colorScheme}`, { fullPage: true });
     assert.deepEqual(violations, []);
   });
 }
@@ -109,6 +109,6 @@ test("usable on a 375 px phone: no horizontal scrolling of the page", async () =
   const { page } = await openPlayground({ viewport: { width: 375, height: 800 } });
   await page.getByRole("button", { name: "Compare and swap" }).click();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  await page.screenshot({ path: `${ARTIFACTS_DIR}/cas-playground-phone.png`, fullPage: true });
+  await screenshot(page, `cas-playground-phone`, { fullPage: true });
   assert.equal(overflow, 0);
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, mkdirSync, copyFileSync, writeFileSync, readFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadNodeRegistry } from "../web/src/runner/node.js";
+import { loadNodeRegistry } from "../runner/node/engines.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLI = join(ROOT, "cli/leaselab.mjs");
@@ -138,9 +138,9 @@ test("a batch of submissions uses a worker pool and writes a CSV of scores", asy
   const csv = join(mkdtempSync(join(tmpdir(), "leaselab-")), "scores.csv");
   const result = await leaselab(["grade", solutions, starters, "--seeds", "10", "--csv", csv, "--jobs", "2"]);
   assert.equal(result.status, 1);
-  assert.match(result.stdout, /^submission\s+cas\s+lock\s+lease\s+fencing\s+total\n/);
+  assert.match(result.stdout, /^submission\s+cas\s+lock\s+lease\s+fencing\s+election\s+total\n/);
   const rows = readFileSync(csv, "utf8").trim().split("\n");
-  assert.equal(rows[0], "submission,cas,lock,lease,fencing,score,max_score,passed");
+  assert.equal(rows[0], "submission,cas,lock,lease,fencing,election,score,max_score,passed");
   assert.equal(rows.length, 3);
   assert.match(rows[1], /,53,53,true$/);
   assert.match(rows[2], /,false$/);

@@ -5,12 +5,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startBrowser, ARTIFACTS_DIR, axeViolations } from "./support/browser.mjs";
+import { startBrowser, axeViolations, screenshot } from "./support/browser.mjs";
 import { openLesson, STORAGE_KEY } from "./support/lesson.mjs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
+import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
 
-const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
+// Every exercise the grader registers.
+const registry = await loadNodeRegistry();
+import { gradeSource } from "../runner/grade.js";
+
+const LESSON = new URL("../exercises/ownership-election", import.meta.url);
 const read = (path) => readFileSync(new URL(path, LESSON), "utf8");
 
 let session;
@@ -26,7 +29,7 @@ async function runTests(exercise) {
   await exercise.locator(".runner-summary, .runner-problems").waitFor({ timeout: 60_000 });
 }
 
-for (const name of ["cas", "lock", "lease", "fencing"]) {
+for (const name of registry.names) {
   test(`${name}: the starter fails with a timeline to step through; the solution passes`, async () => {
     const { page, problems } = await openLesson(session);
     const exercise = page.locator(`#exercise-${name}`);
@@ -50,7 +53,7 @@ for (const name of ["cas", "lock", "lease", "fencing"]) {
       await story.getByRole("button", { name: "Next ▶" }).click();
       assert.equal(await stepText(), atViolation);
     }
-    await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-${name}-failing-timeline.png` });
+    await screenshot(page, `exercise-${name}-failing-timeline`);
 
     // Paste the solution in as a draft and reload: the editor comes back with it, and it passes.
     await page.evaluate(({ exercise, code }) => {
@@ -65,7 +68,7 @@ for (const name of ["cas", "lock", "lease", "fencing"]) {
     await runTests(again);
     assert.match(await again.locator(".runner-summary").innerText(), /^(\d+) of \1 tests passed/);
     assert.match(await again.locator(".exercise-status").innerText(), /Passed/);
-    await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-${name}-passed.png` });
+    await screenshot(page, `exercise-${name}-passed`);
     assert.deepEqual(problems, []);
   });
 }
@@ -97,14 +100,14 @@ test("copy link reopens exactly the same failing run", async () => {
   await reopened.locator("svg.timeline-svg").waitFor({ timeout: 60_000 });
   assert.equal(await reopened.locator(".story-violation").innerText(), violation);
   assert.equal(await reopened.locator(".story-position").innerText(), steps);
-  await other.screenshot({ path: `${ARTIFACTS_DIR}/exercise-linked-run.png` });
+  await screenshot(other, `exercise-linked-run`);
   await fresh.close();
 });
 
 test("the browser grades byte for byte like Node, for every exercise", async () => {
   const engines = await loadNodeEngines();
   const { page } = await openLesson(session);
-  for (const exercise of ["cas", "lock", "lease", "fencing"]) {
+  for (const exercise of registry.names) {
     for (const file of ["solution.js", "starter.js"]) {
       const source = read(`${exercise}/${file}`);
       const options = { seeds: 30, firstSeed: 7 };
@@ -123,6 +126,6 @@ test("the exercise area has no axe violations with a failing run open", async ()
   await exercise.getByRole("button", { name: "Show the failing run" }).first().click();
   await exercise.locator("svg.timeline-svg").waitFor();
   const violations = await axeViolations(page);
-  await page.screenshot({ path: `${ARTIFACTS_DIR}/exercise-dark.png` });
+  await screenshot(page, `exercise-dark`);
   assert.deepEqual(violations, []);
 });

@@ -6,11 +6,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startBrowser, ARTIFACTS_DIR, axeViolations } from "./support/browser.mjs";
+import { startBrowser, axeViolations, screenshot } from "./support/browser.mjs";
 import { openLesson } from "./support/lesson.mjs";
-import { deadlineMessage, gradingDeadlineMs } from "../web/src/runner/limits.js";
-import { loadNodeEngines, loadNodeRegistry } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
+import { deadlineMessage, gradingDeadlineMs } from "../runner/limits.js";
+import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
+import { gradeSource } from "../runner/grade.js";
 
 const SOLUTION = readFileSync(new URL("../exercises/ownership-election/lock/solution.js", import.meta.url), "utf8");
 
@@ -79,7 +79,7 @@ test("grade(): a call stuck in one built-in gets 'took too long' at a short dead
   assert.equal(await page.evaluate(() => window.stuckGrading.settled), false, "the interaction happened while the stuck grading was still running");
 
   const timedOut = await page.evaluate(() => window.stuckGrading.done);
-  assert.deepEqual(timedOut, { exercise: "lock", score: 0, maxScore: warm.maxScore, problems: [deadlineMessage("lock.js", SHORT_DEADLINE_MS)], tests: [] });
+  assert.deepEqual(timedOut, { exercise: "lock", graderVersion: warm.graderVersion, score: 0, maxScore: warm.maxScore, problems: [deadlineMessage("lock.js", SHORT_DEADLINE_MS)], tests: [] });
   assert.match(timedOut.problems[0], /^lock\.js took too long/);
   // Ended by the deadline, and promptly after it (the bound is generous for a busy 2-core machine).
   const { afterMs } = await page.evaluate(() => window.stuckGrading);
@@ -133,11 +133,11 @@ test("Run tests: a stuck submission shows the page's own deadline verdict like a
   assert.deepEqual(await shown.locator("li").allInnerTexts(), [deadlineMessage("lock.js", deadlineMs)]);
   assert.equal(await status.innerText(), "Could not run: see below.");
   assert.equal(await runButton.isEnabled(), true);
-  // As after any result: the focus is back on the button that was pressed.
-  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Run tests");
+  // As after any result: the focus is on what the run produced (here the problem), so a keyboard user reads it next.
+  assert.equal(await page.evaluate(() => document.activeElement?.className), "runner-problems");
   assert.equal(await exercise.locator(".runner-summary, .runner-error").count(), 0);
   assert.equal(await exercise.locator(".exercise-status").innerText(), "Not passed yet");
-  await page.screenshot({ path: `${ARTIFACTS_DIR}/grading-deadline-took-too-long.png` });
+  await screenshot(page, `grading-deadline-took-too-long`);
   assert.deepEqual(await axeViolations(page), []);
 
   // Replace the code with the solution in the editor and run again: a fresh worker grades it, no reload needed.
@@ -149,6 +149,6 @@ test("Run tests: a stuck submission shows the page's own deadline verdict like a
   assert.match(await exercise.locator(".runner-summary").innerText(), /^(\d+) of \1 tests passed · (\d+)\/\2 points$/);
   assert.match(await exercise.locator(".exercise-status").innerText(), /Passed/);
   assert.equal(await runButton.isEnabled(), true);
-  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Run tests");
+  assert.equal(await page.evaluate(() => document.activeElement?.className), "runner-summary", "the focus is on the result");
   assert.deepEqual(problems, []);
 });

@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { startBrowser } from "./support/browser.mjs";
 import { openLesson } from "./support/lesson.mjs";
 import { DEFAULT_SEEDS, EXERCISES, judge, loadCorpus, padBytes, padded, plainThrowVariant, referenceSource, statusMarkdown, verdictOf } from "./support/hostile.mjs";
-import { gradingDeadlineMs } from "../web/src/runner/limits.js";
+import { gradingDeadlineMs } from "../runner/limits.js";
 
 const corpus = loadCorpus();
 

@@ -3,60 +3,24 @@
 // solution run against it: both processes take, hold and release the lock.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startBrowser, ARTIFACTS_DIR } from "./support/browser.mjs";
+import { readFileSync } from "node:fs";
+import { startBrowser, screenshot } from "./support/browser.mjs";
+import { startEtcd } from "./support/etcd.mjs";
 import { openLesson } from "./support/lesson.mjs";
 
-const ETCD = "/usr/bin/etcd";
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 let etcd;
-let dataDir;
 let endpoint;
 let session;
 
 before(async () => {
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
-  endpoint = `http://127.0.0.1:${clientPort}`;
-  dataDir = mkdtempSync(join(tmpdir(), "leaselab-etcd-"));
-  etcd = spawn(ETCD, [
-    "--data-dir", dataDir,
-    "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-    "--listen-peer-urls", `http://127.0.0.1:${peerPort}`, "--initial-advertise-peer-urls", `http://127.0.0.1:${peerPort}`,
-    "--initial-cluster", `default=http://127.0.0.1:${peerPort}`,
-    "--cors", "*",
-  ], { stdio: "ignore" });
-  etcd.once("error", (error) => assert.fail(`cannot start ${ETCD} (${error.message}); install Debian's etcd-server`));
-  // Wait (bounded) until the gateway answers.
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      const response = await fetch(`${endpoint}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: "cHJvYmU=" }) });
-      if (response.ok) break;
-    } catch {}
-    if (attempt > 100) throw new Error(`etcd did not start on ${endpoint} within 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  etcd = await startEtcd();
+  endpoint = etcd.endpoint;
   session = await startBrowser();
 });
 
 after(async () => {
   await session?.close();
-  etcd?.kill("SIGTERM");
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  etcd?.stop();
 });
 
 test("lab mode: the lock solution takes, holds and releases a real etcd lock, in real time", async () => {
@@ -82,7 +46,7 @@ test("lab mode: the lock solution takes, holds and releases a real etcd lock, in
   assert.match(log, new RegExp(`p1 unlock\\(version ${first[1]}\\) returned true`));
   assert.match(log, new RegExp(`p2 unlock\\(version ${second[1]}\\) returned true`));
   assert.match(log, /p2 calls watch\("locks\/bar", \d+\)/, "p2 waited by watching, on etcd");
-  await page.screenshot({ path: `${ARTIFACTS_DIR}/lab-mode-lock.png` });
+  await screenshot(page, `lab-mode-lock`);
   // The store agrees: the lock key is gone.
   const range = await (await fetch(`${endpoint}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: btoa("locks/bar") }) })).json();
   assert.equal(range.kvs, undefined);

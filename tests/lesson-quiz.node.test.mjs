@@ -44,6 +44,20 @@ test("normalizeAnswer ignores case, surrounding space and repeated space", () =>
   assert.equal(normalizeAnswer("ＥＴＣＤ"), "etcd", "full-width letters fold too");
 });
 
+// Numeric short answers: units spelled out or abbreviated, thousands separators, a decimal comma.
+const seconds = { type: "ShortAnswer", id: "budget", answer: "8.6", alternatives: ["8.64", "8.6 s", "8.64 s"] };
+const day = { type: "ShortAnswer", id: "day", answer: "86,400" };
+const percent = { type: "ShortAnswer", id: "percent", answer: "99.99 %" };
+const numericCases = [
+  [seconds, "8.64 seconds", true], [seconds, "8.64 sec", true], [seconds, "8.64s", true], [seconds, "8,64 s", true], [seconds, "8.6 Seconds.", true],
+  [seconds, "8.64 %", false, "a unit the answers do not use"], [seconds, "8.65", false], [seconds, "about 8.6", false],
+  [day, "86400", true], [day, "86 400", true], [day, "86,400", true], [day, "86.400", false, "86.4, not 86,400"],
+  [percent, "99.99%", true], [percent, "99.99 percent", true], [percent, "99.99", true, "a bare number"], [percent, "99.99 s", false],
+];
+for (const [question, text, expected, why = ""] of numericCases) {
+  test(`grade (numeric): ${question.answer} given ${JSON.stringify(text)} → ${expected} ${why}`, () => assert.equal(grade(question, { text }), expected));
+}
+
 // ---- the flow ---------------------------------------------------------------------
 
 test("question → check → next … → summary, with the answers recorded", () => {

@@ -73,6 +73,8 @@ for (const [text, expected] of amountCases) {
 
 const durationCases = [
   [0, "0 s"], [0.864, "0.86 s"], [2, "2 s"], [8.64, "8.6 s"], [42, "42 s"], [120, "2 min"], [150, "2 min 30 s"], [730, "12 min"], [3_600, "1 h"], [4_320, "1 h 12 min"], [172_800, "2 days"],
+  // Tiny downtimes keep two significant digits instead of reading "0 s"; one day is singular.
+  [0.0017, "0.0017 s"], [0.0000017, "0.0017 ms"], [86_400, "1 day"], [90_000, "1 day"],
 ];
 for (const [seconds, text] of durationCases) {
   test(`formatDuration(${seconds}) = ${text}`, () => assert.equal(formatDuration(seconds), text));

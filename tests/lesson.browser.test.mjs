@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { startBrowser, openPage, axeViolations, ARTIFACTS_DIR } from "./support/browser.mjs";
+import { startBrowser, openPage, axeViolations, ARTIFACTS_DIR, screenshot } from "./support/browser.mjs";
 import {
   STORAGE_KEY,
   answerQuestion,
@@ -25,7 +25,7 @@ const lesson = lessonJson();
 const quizKeys = lesson.sections.flatMap((section) => section.embeds.filter((embed) => embed.kind === "quiz").map((embed) => embed.src));
 const exerciseNames = lesson.sections.flatMap((section) => section.embeds.filter((embed) => embed.kind === "exercise").map((embed) => embed.src));
 const totalQuestions = quizKeys.reduce((sum, key) => sum + lesson.quizzes[key].questions.length, 0);
-const shot = (page, name, options = {}) => page.screenshot({ path: `${ARTIFACTS_DIR}/lesson-${name}.png`, ...options });
+const shot = (page, name, options = {}) => screenshot(page, `lesson-${name}`, { ...options });
 const textOf = (html) => html.replace(/<[^>]*>/g, "").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&").replace(/\s+/g, " ").trim();
 const squash = (text) => text.replace(/\s+/g, " ").trim();
 
@@ -224,14 +224,14 @@ test("a reload keeps answers, drafts, hints and the place in each quiz; export d
   assert.equal(await quizCounter(quiz), "2 / 3", "back on the question last answered");
   assert.ok(squash(await quiz.locator(".quiz-live .quiz-feedback").textContent()).startsWith("Right."));
   assert.equal(await quiz.locator(`.quiz-live input[value="${choiceFor(second, true)[0]}"]`).isChecked(), true);
-  assert.equal(await page.locator('.toc-item[data-section="06-locks"] .toc-chip').first().textContent(), "Quiz 2/3 answered");
+  assert.equal(await page.locator('.toc-item[data-section="06-locks"] .toc-chip').first().textContent(), "Quiz 2/3 answered, 1 right");
   assert.equal(await page.locator("#exercise-cas .hint:visible").count(), 1);
   assert.equal(await page.evaluate(() => window.leaselab.progress.getDraft("cas")), draft);
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export my solutions" }).click()]);
   assert.equal(download.suggestedFilename(), "ownership-election-solutions.tar");
   const tarPath = await download.path();
-  assert.deepEqual(filesInTar(tarPath).sort(), exerciseNames.map((name) => `ownership-election/${lesson.exercises[name].file}`).sort());
+  assert.deepEqual(filesInTar(tarPath).sort(), [...exerciseNames.map((name) => `ownership-election/${lesson.exercises[name].file}`), "ownership-election/progress.json"].sort());
   assert.equal(fileFromTar(tarPath, "ownership-election/cas.js"), draft);
   assert.equal(fileFromTar(tarPath, "ownership-election/lock.js"), lesson.exercises.lock.starter, "no draft yet: the starter");
   assert.match(await page.locator(".progress-status").textContent(), /4 files \(1 with your code, 3 still the starter\)/);

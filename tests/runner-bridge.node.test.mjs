@@ -6,9 +6,9 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { createCaseRunner } from "../web/src/runner/run-case.js";
-import { loadNodeRegistry } from "../web/src/runner/node.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { createCaseRunner } from "../runner/run-case.js";
+import { loadNodeRegistry } from "../runner/node/engines.js";
 
 const registry = await loadNodeRegistry();
 

@@ -5,10 +5,10 @@
 // stuck code and the page are in grading-deadline.browser.test.mjs; this
 // covers the paths Chromium cannot be made to take on demand (a worker that
 // dies, a worker that has not started by its deadline).
-import { loadNodeRegistry } from "../web/src/runner/node.js";
+import { loadNodeRegistry } from "../runner/node/engines.js";
 import { test, mock, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { deadlineMessage, gradingDeadlineMs } from "../web/src/runner/limits.js";
+import { deadlineMessage, gradingDeadlineMs } from "../runner/limits.js";
 
 /** Every worker the client made, newest last. */
 const workers = [];
@@ -71,7 +71,7 @@ async function settled(promise) {
   return done;
 }
 
-const started = (worker, maxScore = 14) => worker.answer({ id: worker.last.id, type: "started", fileName: "lock.js", maxScore });
+const started = (worker, maxScore = 14) => worker.answer({ id: worker.last.id, type: "started", fileName: "lock.js", maxScore, graderVersion: "9.9.9" });
 
 test("a grading past its deadline resolves to the 'took too long' report; the worker is terminated and the next request gets a fresh one", async () => {
   const grading = grade({ exercise: "lock", source: "stuck", deadlineMs: 3_000 });
@@ -81,7 +81,8 @@ test("a grading past its deadline resolves to the 'took too long' report; the wo
   mock.timers.tick(2_999);
   assert.equal(await settled(grading), false);
   mock.timers.tick(1);
-  assert.deepEqual(await grading, { exercise: "lock", score: 0, maxScore: 14, problems: [deadlineMessage("lock.js", 3_000)], tests: [] });
+  // The same keys, in the same order, as the grader's report of code that could not run.
+  assert.deepEqual(await grading, { exercise: "lock", graderVersion: "9.9.9", score: 0, maxScore: 14, problems: [deadlineMessage("lock.js", 3_000)], tests: [] });
   assert.equal(worker.terminated, true);
 
   const next = grade({ exercise: "lock", source: "fine" });

@@ -5,11 +5,11 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { gradeSource } from "../runner/grade.js";
 
-const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
-const FIXTURES = new URL("./fixtures/submissions/", import.meta.url);
+const LESSON = new URL("../exercises/ownership-election", import.meta.url);
+const FIXTURES = new URL("./fixtures/submissions", import.meta.url);
 const OPTIONS = { seeds: 100 };
 
 let engines;

@@ -4,8 +4,8 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { gradeSource } from "../runner/grade.js";
 import { timelineModel } from "../web/src/runner/timeline-model.js";
 import { parseReplayFragment, replayFragment } from "../web/src/runner/link.js";
 
@@ -69,5 +69,21 @@ test("a copy-link fragment carries exercise, token and code, and survives any ch
   assert.match(fragment, /^#replay=lock~/);
   assert.deepEqual(parseReplayFragment(fragment), { exercise: "lock", token: counterexample.replayToken, source });
   assert.equal(parseReplayFragment("#section-3"), null);
-  assert.equal(parseReplayFragment("#replay=lock~token~%%%not-base64"), null);
+  assert.match(parseReplayFragment("#replay=lock~token~%%%not-base64").error, /the code in the link is damaged/);
+  assert.match(parseReplayFragment("#replay=lock~tok%E0en~AAAA").error, /percent-encoding/);
+  assert.match(parseReplayFragment("#replay=lock").error, /incomplete/);
+  assert.equal(parseReplayFragment("#replay=lock~x~AAA~").exercise, "lock");
+});
+
+test("a replay link round-trips any token and any source, `~` included (every cas token has one)", () => {
+  const cases = [
+    ["cas", "cas:create-when-absent:ca=p1/~,cb=p2/~:v1.s1.n1.l1-20.r", "export function createStore() {}\n"],
+    ["lock", "a~b~~c%7E%%", "// ~ ünïcode ~ \u{1F600}\n"],
+    ["fencing", "", ""],
+  ];
+  for (const [exercise, token, source] of cases) {
+    const fragment = replayFragment({ exercise, token: token || "t", source });
+    assert.equal(fragment.split("~").length, 3, fragment);
+    assert.deepEqual(parseReplayFragment(fragment), { exercise, token: token || "t", source });
+  }
 });

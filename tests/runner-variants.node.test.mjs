@@ -1,7 +1,7 @@
-// The runner in Node, against every buggy Rust variant of the lease, fencing
-// and cas exercises, ported to JavaScript as learner submissions
+// The runner in Node, against every buggy Rust variant of the lease, fencing,
+// cas and election exercises, ported to JavaScript as learner submissions
 // (tests/fixtures/submissions/<exercise>/*.js). Each port fails on the same
-// invariant as its Rust twin (crates/grader/tests/{lease,fencing,cas}.rs),
+// invariant as its Rust twin (crates/grader/tests/{lease,fencing,cas}.rs, crates/grader/src/election/mod.rs),
 // and the lesson's solutions still pass.
 //
 // A fixture's header says what to expect:
@@ -12,8 +12,8 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { gradeSource } from "../runner/grade.js";
 
 const ROOT = new URL("../", import.meta.url);
 const LESSON = new URL("exercises/ownership-election/", ROOT);
@@ -25,6 +25,7 @@ const RUST_VARIANTS = {
   lease: "crates/lease/src/leader.rs",
   fencing: "crates/lease/src/fencing.rs",
   cas: "crates/grader/src/cas/store.rs",
+  election: "crates/lease/src/election.rs",
 };
 const EXERCISES = Object.keys(RUST_VARIANTS);
 

@@ -5,11 +5,11 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { loadNodeEngines } from "../web/src/runner/node.js";
-import { gradeSource } from "../web/src/runner/grade.js";
-import { createSandbox } from "../web/src/runner/sandbox.js";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { gradeSource } from "../runner/grade.js";
+import { createSandbox } from "../runner/sandbox.js";
 
-const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
+const LESSON = new URL("../exercises/ownership-election", import.meta.url);
 const solution = (exercise) => readFileSync(new URL(`${exercise}/solution.js`, LESSON), "utf8");
 
 let engines;

@@ -6,6 +6,8 @@
 //
 //   node web/serve.mjs --root web/dist --port 8080
 //   (--port 0 picks a free port; the first line printed is the URL)
+//   PORT=9000 HOST=0.0.0.0 node web/serve.mjs   (as most dev servers; flags win)
+//   node web/serve.mjs --help
 
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
@@ -57,27 +59,76 @@ export function serveStatic({ root, port = 0, host = "127.0.0.1" }) {
   });
 }
 
-function parseArgs(argv) {
-  const options = { root: "web/dist", port: 8080 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const [flag, value] = [argv[i], argv[i + 1]];
-    if (flag === "--root" && value) options.root = value;
-    else if (flag === "--port" && /^\d+$/.test(value ?? "")) options.port = Number(value);
-    else {
-      console.error(`unknown or incomplete option ${flag}; usage: node web/serve.mjs --root DIR --port N`);
-      process.exit(2);
+export const USAGE = `usage: node web/serve.mjs [--root DIR] [--port N] [--host ADDRESS]
+
+Serves the built lesson (web/dist; build it with \`npm run build\`).
+
+  --root DIR       the folder to serve (default: web/dist)
+  --port N         the port, 0 to 65535; 0 picks a free one (default: $PORT, else 8080)
+  --host ADDRESS   the address to listen on (default: $HOST, else 127.0.0.1;
+                   0.0.0.0 serves other machines too)
+  --check          check the options and exit (cargo xtask serve does, before it builds)
+  -h, --help       print this and exit
+
+The PORT and HOST environment variables set the port and the address, as for
+most development servers; --port and --host win over them.
+`;
+
+/** A command line that cannot be used: its message says what to change. */
+export class UsageError extends Error {}
+
+const PORT_MAX = 65_535;
+
+function parsePort(text, where) {
+  if (!/^\d{1,5}$/.test(text ?? "") || Number(text) > PORT_MAX) throw new UsageError(`${where} must be a port number from 0 to ${PORT_MAX}, got ${JSON.stringify(text ?? "")}`);
+  return Number(text);
+}
+
+/**
+ * The server's options from its arguments and the environment:
+ * `{ root, port, host }`, or `{ help: true }`. Throws a UsageError.
+ */
+export function parseServeArgs(argv, env = {}) {
+  const options = { root: "web/dist", port: 8080, host: "127.0.0.1" };
+  if (env.PORT !== undefined && env.PORT !== "") options.port = parsePort(env.PORT, "the PORT environment variable");
+  if (env.HOST !== undefined && env.HOST !== "") options.host = env.HOST;
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i];
+    if (flag === "--help" || flag === "-h") return { help: true };
+    if (flag === "--check") {
+      options.check = true;
+      continue;
     }
+    const [name, inline] = flag.startsWith("--") && flag.includes("=") ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)] : [flag, undefined];
+    if (!["--root", "--port", "--host"].includes(name)) throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
+    const value = inline ?? argv[++i];
+    if (value === undefined || value === "") throw new UsageError(`${name} needs a value`);
+    if (name === "--root") options.root = value;
+    else if (name === "--port") options.port = parsePort(value, "--port");
+    else options.host = value;
   }
   return options;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const options = parseArgs(process.argv.slice(2));
+  let options;
+  try {
+    options = parseServeArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`web/serve.mjs: ${error.message} (node web/serve.mjs --help lists the options)`);
+    process.exit(2);
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  if (options.check) process.exit(0);
   try {
     const { url } = await serveStatic(options);
     console.log(`leaselab is served at ${url} (Ctrl-C stops it)`);
   } catch (error) {
-    const hint = error.code === "EADDRINUSE" ? `; port ${options.port} is taken, try --port ${options.port + 1}` : "";
+    const hint = error.code === "EADDRINUSE" ? `; port ${options.port} is taken, try --port ${options.port + 1}` : error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND" ? `; ${options.host} is not an address of this machine, try --host 127.0.0.1` : "";
     console.error(`cannot serve ${options.root}: ${error.message}${hint}`);
     process.exit(1);
   }

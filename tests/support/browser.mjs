@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../../web/serve.mjs";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const ARTIFACTS_DIR = `${ROOT}test-artifacts`;
 
 /** Flags that keep Chromium quiet and offline on a machine with no network. */
@@ -19,9 +19,15 @@ const CHROMIUM_ARGS = [
   "--no-first-run",
 ];
 
+/**
+ * The built page the tests serve: `web/dist`, or the folder named by
+ * `LEASELAB_DIST` (to show that a new test fails on an older build).
+ */
+export const DIST_DIR = process.env.LEASELAB_DIST || `${ROOT}web/dist`;
+
 /** Starts the server and the browser; returns `{ url, browser, close }`. */
 export async function startBrowser() {
-  const { server, url } = await serveStatic({ root: `${ROOT}web/dist` });
+  const { server, url } = await serveStatic({ root: DIST_DIR });
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return {
@@ -41,7 +47,9 @@ export async function startBrowser() {
  * read what the page downloads.
  */
 export async function openPage(browser, url, { colorScheme = "light", viewport = { width: 1280, height: 900 }, javaScriptEnabled = true, acceptDownloads = false } = {}) {
-  const context = await browser.newContext({ colorScheme, viewport, javaScriptEnabled, acceptDownloads });
+  // Reduced motion: the page then skips its transitions, so what a test sees does not depend on how far an
+  // animation got on a busy machine (screenshots also pass `animations: "disabled"`, see `screenshot`).
+  const context = await browser.newContext({ colorScheme, viewport, javaScriptEnabled, acceptDownloads, reducedMotion: "reduce" });
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
@@ -61,4 +69,31 @@ export async function axeViolations(page) {
     help: violation.help,
     nodes: violation.nodes.map((node) => node.target.join(" ")),
   }));
+}
+
+/**
+ * A screenshot that never waits for motion to stop: CSS animations and
+ * transitions are finished at once (playwright's `animations: "disabled"`)
+ * and the caret is hidden. `target` is a page or a locator.
+ *
+ * A locator is shot as a clip of the viewport, not with `locator.screenshot`:
+ * for an element taller than the viewport (the failover simulator on a
+ * phone), that one waited for the element to be "stable" and timed out every
+ * time here, loaded or not, while a clip of what is on screen takes tens of
+ * milliseconds. The element's top is scrolled into view, and the clip is as
+ * much of it as the viewport shows. A test waits for the state it shows
+ * before it shoots, never for frames or time.
+ */
+export async function screenshot(target, name, options = {}) {
+  const shot = { path: `${ARTIFACTS_DIR}/${name}.png`, animations: "disabled", caret: "hide", ...options };
+  if (typeof target.boundingBox !== "function") return target.screenshot(shot);
+  const clip = await target.evaluate((element) => {
+    const before = element.getBoundingClientRect();
+    if (before.top < 0 || before.bottom > innerHeight) element.scrollIntoView({ block: "start" });
+    const box = element.getBoundingClientRect();
+    const top = Math.max(0, box.top);
+    const left = Math.max(0, box.left);
+    return { x: left, y: top, width: Math.max(1, Math.min(box.right, innerWidth) - left), height: Math.max(1, Math.min(box.bottom, innerHeight) - top) };
+  });
+  return target.page().screenshot({ ...shot, clip });
 }

@@ -7,8 +7,8 @@
 // same way: a verdict that depends on what ran before cannot be shown.
 import { readFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
-import { loadNodeEngines } from "../../web/src/runner/node.js";
-import { gradeSource, replaySource } from "../../web/src/runner/grade.js";
+import { loadNodeEngines } from "../../runner/node/engines.js";
+import { gradeSource, replaySource } from "../../runner/grade.js";
 import { generated } from "./hostile.mjs";
 
 const engines = await loadNodeEngines();

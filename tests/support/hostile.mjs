@@ -22,12 +22,12 @@
 //
 // Messages are matched loosely: the runner's wording may change, the
 // verdict it names may not.
-import { loadNodeRegistry } from "../../web/src/runner/node.js";
+import { loadNodeRegistry } from "../../runner/node/engines.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-export const CORPUS_DIR = fileURLToPath(new URL("../fixtures/hostile/", import.meta.url));
-export const LESSON_DIR = fileURLToPath(new URL("../../exercises/ownership-election/", import.meta.url));
+export const CORPUS_DIR = fileURLToPath(new URL("../fixtures/hostile", import.meta.url));
+export const LESSON_DIR = fileURLToPath(new URL("../../exercises/ownership-election", import.meta.url));
 export const { names: EXERCISES } = await loadNodeRegistry();
 export const DEFAULT_SEEDS = 5;
 

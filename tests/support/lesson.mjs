@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { openPage } from "./browser.mjs";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const LESSON_JSON = `${ROOT}target/lesson/ownership-election.json`;
 export const STORAGE_KEY = "leaselab:ownership-election:progress";
 
@@ -60,12 +60,14 @@ export async function answerQuestion(quiz, question, { right }) {
  */
 export async function readWholeLesson(page) {
   const { height, step } = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, step: Math.round(innerHeight * 0.8) }));
-  for (let top = 0; top <= height; top += step) {
-    await page.evaluate((y) => scrollTo(0, y), top);
-    await page.waitForTimeout(40);
-  }
-  await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
-  await page.waitForTimeout(100);
+  // After each scroll, two rendered frames: intersection observers report during a frame's update, so by
+  // then the page has seen that screen (a state, not a guess at how long a busy machine takes).
+  const scrollAndRender = (y) => page.evaluate(async (y) => {
+    scrollTo(0, y ?? document.documentElement.scrollHeight);
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  }, y);
+  for (let top = 0; top <= height; top += step) await scrollAndRender(top);
+  await scrollAndRender(null);
 }
 
 /** The visible counter of a quiz ("2 / 3", "Retry 1 / 2"). */

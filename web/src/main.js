@@ -12,6 +12,8 @@ import { mountActions } from "./lesson/actions.js";
 import { mountExercise } from "./lesson/exercise.js";
 import { mountProgress } from "./lesson/progress.js";
 import { mountQuiz } from "./lesson/quiz.js";
+import { keepingFocus, once, reachableWhileLoading } from "./lesson/focus-mount.js";
+import { parseReplayFragment } from "./runner/link.js";
 
 /**
  * The widget registry is the folder web/src/widgets/: a widget is a folder
@@ -36,9 +38,10 @@ const WIDGET_NAME = /^[a-z][a-z0-9-]*$/;
 const loadRunner = () => import("./runner/mount.js").then((module) => module.mountRunner);
 
 /** Loads the editor and the grader (the page's largest scripts) only when an exercise comes near. */
-function mountRunnerIn(runner, exercise, grading, progress) {
+function mountRunnerIn(runner, exercise, grading, progress, loaded = () => {}) {
   loadRunner()
-    .then((mountRunner) => mountRunner(runner, { exercise, grading, progress }))
+    .then((mountRunner) => keepingFocus(runner, () => mountRunner(runner, { exercise, grading, progress })))
+    .then(loaded)
     .catch((error) => showProblem(runner, `The code editor could not start (${error.message}). The starter code is shown instead; reload to try again.`, error));
 }
 
@@ -99,7 +102,17 @@ function startLesson(lesson) {
     const exercise = lesson.exercises[element.dataset.exercise];
     guard(`exercise ${exercise?.name}`, () => mountExercise(element, exercise, progress), element);
     const runner = element.querySelector(".exercise-runner");
-    if (runner && loadRunner) whenNear(runner, () => mountRunnerIn(runner, exercise, lesson.grading, progress), location.hash.startsWith(`#replay=${exercise.name}~`));
+    if (runner && loadRunner) {
+      // Near the screen or focused, whichever comes first (a keyboard user may tab faster than it loads).
+      const start = once(() => mountRunnerIn(runner, exercise, lesson.grading, progress, loaded));
+      const loaded = reachableWhileLoading(runner, { start });
+      whenNear(runner, start, location.hash.startsWith(`#replay=${exercise.name}~`));
+    }
+  }
+  // A replay link whose exercise the page cannot find says so (one to a known exercise is the runner's to explain).
+  const linked = parseReplayFragment(location.hash);
+  if (linked && !lesson.exercises[linked.exercise]) {
+    showPageProblem(`This link cannot be replayed: ${linked.error ?? `it names an exercise, "${linked.exercise}", that this lesson does not have.`}`);
   }
   adaptContents();
   document.documentElement.dataset.lessonReady = "true";
@@ -168,24 +181,44 @@ function watchWidgets() {
       for (const entry of entries) {
         if (!entry.isIntersecting) continue;
         observer.unobserve(entry.target);
-        mountWidget(entry.target);
+        mountWidget(entry.target, loadedOf.get(entry.target));
       }
     },
     { rootMargin: WIDGET_PRELOAD_MARGIN },
   );
-  for (const element of elements) observer.observe(element);
+  /** Per widget: what to call once it is mounted (its placeholder's tab stop goes). */
+  const loadedOf = new Map();
+  for (const element of elements) {
+    observer.observe(element);
+    // A keyboard user reaches the placeholder with Tab and it mounts at once.
+    const title = element.closest("[aria-labelledby]")?.getAttribute("aria-labelledby") ?? null;
+    const loaded = reachableWhileLoading(element, {
+      labelledBy: title,
+      start: () => {
+        observer.unobserve(element);
+        mountWidget(element, loaded);
+      },
+    });
+    loadedOf.set(element, loaded);
+  }
 }
 
 /** The wasm module and its glue code load only when the first widget that needs them mounts. */
 const loadWasm = () => import("./wasm.js").then((module) => module.loadWasm());
 
-async function mountWidget(element) {
+/** Widgets whose mounting has begun: near the screen and focused may both ask. */
+const widgetsStarted = new WeakSet();
+
+async function mountWidget(element, loaded = () => {}) {
+  if (widgetsStarted.has(element)) return;
+  widgetsStarted.add(element);
   const name = element.dataset.widget;
   let manifest = null;
   try {
     manifest = await widgetManifest(name);
     const [mount, wasm] = await Promise.all([widgetView(name), manifest.wasm === "store" ? loadWasm() : null]);
-    mount(element, wasm);
+    keepingFocus(element, () => mount(element, wasm));
+    loaded();
     element.dataset.ready = "true";
   } catch (error) {
     showProblem(

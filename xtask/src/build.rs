@@ -48,9 +48,9 @@ pub fn build_wasm() -> Result<(), String> {
     Ok(())
 }
 
-/// Where cargo puts its output: `CARGO_TARGET_DIR` when set (relative to
-/// the workspace root, as cargo reads it there), else `target/`.
-fn cargo_target_dir() -> std::path::PathBuf {
+/// Where cargo puts its builds: `CARGO_TARGET_DIR` when set (relative to the
+/// root, as cargo reads it), else `target/` at the root.
+fn cargo_target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) if !dir.is_empty() => root().join(dir),
         _ => root().join("target"),

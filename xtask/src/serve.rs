@@ -14,15 +14,36 @@ const WATCHED_PAGE: [&str; 4] = ["exercises", "web/src", "web/static", "web/buil
 const WATCHED_WASM: [&str; 1] = ["crates"];
 const POLL_INTERVAL: Duration = Duration::from_millis(700);
 
+const USAGE: &str = "usage: cargo xtask serve [--port N] [--host ADDRESS]  (or the PORT and HOST environment variables; flags win)";
+
 pub fn run(args: &[String]) -> Result<(), String> {
-    let port = match args {
-        [] => "8080".to_string(),
-        [flag, port] if flag == "--port" && port.parse::<u16>().is_ok() => port.clone(),
-        _ => return Err("usage: cargo xtask serve [--port N]".into()),
-    };
+    // The server (web/serve.mjs) reads PORT and HOST itself and checks every
+    // value; here only the shape of the command line is checked, before the build.
+    let mut server_args: Vec<String> = vec!["web/serve.mjs".into(), "--root".into(), "web/dist".into()];
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        match flag.as_str() {
+            "--port" | "--host" => {
+                let value = rest.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
+                server_args.extend([flag.clone(), value.clone()]);
+            }
+            "--help" | "-h" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown option `{other}`\n{USAGE}")),
+        }
+    }
+    // A bad PORT or --port is refused now, not after a build of several minutes.
+    let mut check = command("node", &server_args.iter().map(String::as_str).chain(["--check"]).collect::<Vec<_>>());
+    let checked = check.output().map_err(|error| format!("could not start node: {error}"))?;
+    if !checked.status.success() {
+        return Err(String::from_utf8_lossy(&checked.stderr).trim().to_string());
+    }
     tools::ensure_all(tools::Needs { browser: false })?;
     build::build_all()?;
-    let mut server = command("node", &["web/serve.mjs", "--root", "web/dist", "--port", &port])
+    let server_args: Vec<&str> = server_args.iter().map(String::as_str).collect();
+    let mut server = command("node", &server_args)
         .spawn()
         .map_err(|error| format!("could not start the server: {error}"))?;
     eprintln!("watching exercises/, web/ and crates/: edits rebuild the page (reload to see them)");

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::diagnostic::{Diagnostics, Location, SourceFile};
 use crate::files::LessonFiles;
 use crate::readme::{read_readme, Readme};
+use crate::rules_section::check_rules_section;
 use crate::toml_reader::{parse_document, SpannedText, TableView};
 
 /// One exercise.
@@ -121,6 +122,11 @@ pub fn read_exercise(
     };
     if let Some(readme) = read_part("README.md", "the instructions and hints", diagnostics) {
         exercise.readme = read_readme(&readme, diagnostics);
+        // Exercises the grader does not know are reported where their
+        // solutions are graded (`cargo xtask check`); their READMEs have no table to follow.
+        if let Some(info) = grader::registry::info(name) {
+            check_rules_section(&readme, name, info.rules, diagnostics);
+        }
     }
     let starter = read_part(
         "starter.js",

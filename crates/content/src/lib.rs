@@ -102,6 +102,7 @@ pub mod markdown_lines;
 pub mod quiz;
 pub mod readme;
 pub mod render;
+pub mod rules_section;
 pub mod report;
 pub mod section;
 pub mod toml_reader;

@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cas::CasExercise;
+use crate::election::ElectionExercise;
 use crate::fencing::FencingExercise;
 use crate::grade::{
     case_from_token, grade, replay_token, Case, Execution, Exercise, GradeOptions, RANDOM_TEST,
@@ -44,6 +45,7 @@ pub static EXERCISE_LIST: &[&dyn HostedExercise] = &[
     &LockExercise,
     &LeaseExercise,
     &FencingExercise,
+    &ElectionExercise,
 ];
 
 /// The exercise called `name`, or a message listing the ones there are.
@@ -66,8 +68,14 @@ pub fn exercise_named(name: &str) -> Result<&'static dyn HostedExercise, String>
 pub trait Hosted: Exercise {
     /// The registry's entry for this exercise.
     fn info(&self) -> &'static ExerciseInfo;
+    /// The exercise's Rust implementations: the reference first, then every
+    /// known-buggy variant (what the suite is tested against, for every
+    /// exercise alike: `tests/every_exercise.rs`).
+    fn implementations(&self) -> Vec<Implementation<Self::Workload>>;
     /// The Rust reference solution's execution of a case.
-    fn reference_execution(&self, case: &Case<Self::Workload>) -> Execution;
+    fn reference_execution(&self, case: &Case<Self::Workload>) -> Execution {
+        (self.implementations()[0].run)(case)
+    }
     /// What lab mode runs, if it runs this exercise.
     fn lab_run(&self) -> Option<LabRun<Self::Workload>> {
         None
@@ -88,6 +96,27 @@ pub trait Hosted: Exercise {
             HostAnswer::Json(json) => self.execution_from_json(case, &json),
             HostAnswer::Execution(execution) => Ok(execution),
         }
+    }
+}
+
+/// One Rust implementation of an exercise: its name (the variant's), and
+/// how it runs a case.
+pub struct Implementation<W> {
+    pub name: String,
+    pub buggy: bool,
+    pub run: Box<dyn Fn(&Case<W>) -> Execution>,
+}
+
+impl<W> Implementation<W> {
+    /// The implementations of a variant enum: `reference` first, then `buggy`.
+    pub fn of<V: Copy + std::fmt::Debug + 'static>(reference: V, buggy: &[V], run: fn(V, &Case<W>) -> Execution) -> Vec<Implementation<W>>
+    where
+        W: 'static,
+    {
+        std::iter::once((reference, false))
+            .chain(buggy.iter().map(|&variant| (variant, true)))
+            .map(|(variant, buggy)| Implementation { name: format!("{variant:?}"), buggy, run: Box::new(move |case: &Case<W>| run(variant, case)) })
+            .collect()
     }
 }
 
@@ -127,6 +156,12 @@ pub trait HostedExercise: Sync {
     fn tests_json(&self) -> Value;
     /// What lab mode runs (`{ processes, workload, durationMs }`), or null.
     fn lab_run_json(&self) -> Value;
+    /// The Rust implementations' names and whether each is buggy, reference first.
+    fn implementation_names(&self) -> Vec<(String, bool)>;
+    /// Grades Rust implementation `index` (see `implementation_names`).
+    fn grade_implementation(&self, index: usize, options: &GradeOptions) -> SuiteReport;
+    /// Replays a token with Rust implementation `index`: its execution and verdict.
+    fn replay_implementation(&self, index: usize, token: &str) -> Result<(Execution, Option<Violation>), String>;
 }
 
 fn parse_case<W: DeserializeOwned>(case_json: &str) -> Result<Case<W>, String> {
@@ -225,6 +260,23 @@ where
         self.lab_run().map_or(Value::Null, |lab| {
             serde_json::to_value(lab).expect("lab runs serialize")
         })
+    }
+
+    fn implementation_names(&self) -> Vec<(String, bool)> {
+        self.implementations().into_iter().map(|implementation| (implementation.name, implementation.buggy)).collect()
+    }
+
+    fn grade_implementation(&self, index: usize, options: &GradeOptions) -> SuiteReport {
+        let implementation = self.implementations().swap_remove(index);
+        grade(self, &mut |case| (implementation.run)(case), options)
+    }
+
+    fn replay_implementation(&self, index: usize, token: &str) -> Result<(Execution, Option<Violation>), String> {
+        let implementation = self.implementations().swap_remove(index);
+        let case = case_from_token(self, token)?;
+        let execution = (implementation.run)(&case);
+        let violation = crate::grade::verdict(self, &case, &execution);
+        Ok((execution, violation))
     }
 }
 

@@ -204,6 +204,7 @@ pub fn grade<E: Exercise>(
     ));
     SuiteReport {
         exercise: exercise.name().to_string(),
+        grader_version: GRADER_VERSION.to_string(),
         score: tests.iter().map(|test| test.score).sum(),
         max_score: tests.iter().map(|test| test.max_score).sum(),
         tests,

@@ -9,6 +9,7 @@
 
 pub mod cas;
 pub mod dynamic;
+pub mod election;
 pub mod fencing;
 pub mod grade;
 pub mod lease;
@@ -17,6 +18,7 @@ pub mod registry;
 pub mod report;
 pub mod rules;
 pub mod timeline;
+pub mod waiting;
 
 pub use grade::{
     case_from_token, grade, replay_token, Case, Execution, Exercise, GradeOptions, Scenario,

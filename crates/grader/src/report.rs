@@ -85,6 +85,9 @@ pub struct TestReport {
 #[serde(rename_all = "camelCase")]
 pub struct SuiteReport {
     pub exercise: String,
+    /// The grader that made the verdicts (`registry::GRADER_VERSION`).
+    #[serde(default)]
+    pub grader_version: String,
     pub score: u32,
     pub max_score: u32,
     pub tests: Vec<TestReport>,

@@ -5,7 +5,7 @@
 //! `describeReply`); JavaScript keeps only the layout.
 
 use serde::{Deserialize, Serialize};
-use sim::{process_name, Call, CallId, Happening, Note, TraceEvent};
+use sim::{process_name, Call, CallId, Happening, Note, Reply, TraceEvent};
 use std::collections::HashMap;
 
 use crate::report::Counterexample;
@@ -28,6 +28,8 @@ pub fn describe_note(note: &Note) -> String {
         Note::Acquired { key, version } => format!("now believes it holds {key:?} (version {version})"),
         Note::NotAcquired { .. } => "tryLock() returned null".into(),
         Note::Released { version, ok, .. } => format!("unlock(version {version}) returned {ok}"),
+        Note::Elected { key, version } => format!("leads: campaign() returned {key} (version {version})"),
+        Note::Resigned { ok, .. } => format!("resign() returned {ok}"),
         Note::Work { .. } => "does one unit of leader work".into(),
         Note::Stepped { .. } => "lead() returned: no longer leading".into(),
         Note::Handled { request_id, owner, version, accepted } => {
@@ -57,6 +59,8 @@ pub fn event_words(trace: &[TraceEvent]) -> Vec<EventWords> {
                 Happening::Apply { call, result, revision } => {
                     format!("the store applies {}: {} (revision {revision})", described(&requests, call), result.describe())
                 }
+                // A sleep has no answer to get: its process wakes up.
+                Happening::Complete { call, reply: Reply::Slept } => format!("wakes up from {}", described(&requests, call)),
                 Happening::Complete { call, reply } => format!("gets {} from {}", reply.describe(), described(&requests, call)),
                 Happening::Lost { call } => format!("never gets the reply to {}: it crashed", described(&requests, call)),
                 Happening::Expire { key, revision } => format!("{key:?} expires (revision {revision})"),

@@ -2,7 +2,7 @@
 
 use grader::lease::{run_rust, LeaseExercise, FIRST_RENEWAL_CALL, LEASE_KEY};
 use grader::timeline::render_counterexample;
-use grader::{case_from_token, grade, Case, Exercise, GradeOptions, Status, SuiteReport};
+use grader::{grade, Case, Exercise, GradeOptions, Status, SuiteReport};
 use lease::LeaseVariant;
 use sim::{Call, Happening, Note, Reply, TraceEvent};
 
@@ -88,12 +88,19 @@ fn every_buggy_variant_fails_on_its_own_invariant() {
             "calm",
             "no-spurious-loss",
         ),
+        (LeaseVariant::CampaignPollsEveryTtl, "calm", "wait-by-watch"),
+        (LeaseVariant::Starter, "calm", "wait-by-watch"),
+        (LeaseVariant::ValueNotName, "calm", "value-is-name"),
         (
-            LeaseVariant::CampaignPollsEveryTtl,
-            "leader-crash",
-            "failover",
+            LeaseVariant::NoRecheckAfterRenewal,
+            "late-renew-reply",
+            "work-within-validity",
         ),
-        (LeaseVariant::Starter, "calm", "renew-on-time"),
+        (
+            LeaseVariant::SkipsFirstCheck,
+            "late-acquire-reply",
+            "work-within-validity",
+        ),
     ];
     assert_eq!(expected.len(), LeaseVariant::BUGGY.len());
     for (variant, scenario_id, invariant) in expected {
@@ -121,7 +128,8 @@ fn subtle_mistakes_pass_the_calm_scenario() {
         LeaseVariant::WorkAfterFailedRenewal,
         LeaseVariant::NoValidityCheck,
         LeaseVariant::ValidFromOnReply,
-        LeaseVariant::CampaignPollsEveryTtl,
+        LeaseVariant::NoRecheckAfterRenewal,
+        LeaseVariant::SkipsFirstCheck,
     ] {
         let report = grade_variant(variant, 1);
         let (title, _) = scenario("calm");
@@ -274,43 +282,7 @@ fn the_long_pause_story_is_told_in_one_line() {
     );
 }
 
-#[test]
-fn grading_is_deterministic_byte_for_byte() {
-    for variant in [
-        LeaseVariant::Reference,
-        LeaseVariant::NoValidityCheck,
-        LeaseVariant::ValidFromOnReply,
-    ] {
-        let first = serde_json::to_string(&grade_variant(variant, 100)).unwrap();
-        let second = serde_json::to_string(&grade_variant(variant, 100)).unwrap();
-        assert_eq!(first, second, "{variant:?}");
-    }
-}
 
-#[test]
-fn a_replay_token_reproduces_the_shrunk_failure_exactly() {
-    for variant in LeaseVariant::BUGGY {
-        let report = grade_variant(variant, 200);
-        for test in report
-            .tests
-            .iter()
-            .filter(|test| test.status == Status::Failed)
-        {
-            let counterexample = test.counterexample.as_ref().unwrap();
-            let case = case_from_token(&LeaseExercise, &counterexample.replay_token).unwrap();
-            let execution = run_rust(variant, &case);
-            // The report's trace ends at the violation; the replay goes on after it.
-            assert_eq!(
-                execution.trace[..counterexample.trace.len()],
-                counterexample.trace[..],
-                "{variant:?} / {}",
-                test.name
-            );
-            let violation = LeaseExercise.check(&case, &execution).unwrap();
-            assert_eq!(violation, counterexample.violation);
-        }
-    }
-}
 
 /// A random schedule fails after hundreds of events; the story the learner
 /// sees is a few dozen, with one or two replicas.
@@ -348,4 +320,38 @@ fn random_failures_shrink_to_a_short_story() {
             counterexample.processes
         );
     }
+}
+
+/// A correct design other than the reference's: renewals that `lead` never
+/// awaits. One of them can fail during the replica's next tenure; that says
+/// nothing about the new tenure, and no rule may blame it.
+#[test]
+fn a_background_renewer_nobody_awaits_passes_on_1000_seeds() {
+    let report = grade_variant(LeaseVariant::BackgroundRenewal, 1_000);
+    assert!(report.passed(), "{}", explain(&report));
+}
+
+/// Each failure story names what the trace shows the code did: a window
+/// counted from the reply, a check missing after the renewal's await, a check
+/// missing before the first unit of work.
+#[test]
+fn window_stories_name_the_cause_the_trace_shows() {
+    let cases = [
+        (LeaseVariant::ValidFromOnReply, "delayed-renew-reply", "seems to count from when the reply arrived"),
+        (LeaseVariant::NoRecheckAfterRenewal, "late-renew-reply", "as soon as its renewal's reply arrived"),
+        (LeaseVariant::SkipsFirstCheck, "late-acquire-reply", "its first unit in lead(), as soon as campaign's reply arrived"),
+        (LeaseVariant::NoValidityCheck, "long-pause", "no window check ran before"),
+    ];
+    for (variant, scenario_id, phrase) in cases {
+        let report = grade_variant(variant, 1);
+        let (title, _) = scenario(scenario_id);
+        let test = report.tests.iter().find(|test| test.name == title).unwrap();
+        assert!(test.message.contains(phrase), "{variant:?} in {scenario_id}: {}", test.message);
+    }
+    // The reply-based window is not blamed on a missing check, nor the reverse.
+    let report = grade_variant(LeaseVariant::NoRecheckAfterRenewal, 1);
+    let (title, _) = scenario("late-renew-reply");
+    let message = &report.tests.iter().find(|test| test.name == title).unwrap().message;
+    assert!(!message.contains("from when the reply arrived"), "{message}");
+    assert!(message.contains("no check ran before this unit"), "{message}");
 }

@@ -7,7 +7,7 @@ use grader::{replay_token, Exercise};
 
 #[test]
 fn the_registry_lists_each_exercise_once_in_the_lessons_order() {
-    assert_eq!(registry::names(), ["cas", "lock", "lease", "fencing"]);
+    assert_eq!(registry::names(), ["cas", "lock", "lease", "fencing", "election"]);
     for name in registry::names() {
         let info = registry::info(name).expect("every name has an entry");
         assert_eq!(info.name, name);
@@ -22,7 +22,7 @@ fn the_registry_lists_each_exercise_once_in_the_lessons_order() {
     let message = exercise_named("locks")
         .err()
         .expect("an unknown name is refused");
-    assert!(message.contains("cas, lock, lease, fencing"), "{message}");
+    assert!(message.contains("cas, lock, lease, fencing, election"), "{message}");
 }
 
 #[test]

@@ -21,7 +21,7 @@
 //!
 //! Deliberate differences from etcd are listed in `ARCHITECTURE.md`
 //! (millisecond TTLs with no 2 s minimum, key-scoped leases for the lesson's
-//! `ttlMs` writes, single-key ranges only).
+//! `ttlMs` writes, no ranges but one read of a prefix).
 
 mod error;
 mod lease;

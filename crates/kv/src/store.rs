@@ -124,6 +124,25 @@ impl Store {
         self.keys.values()
     }
 
+    /// Every key that starts with `prefix`, oldest incarnation first: sorted
+    /// by create revision, as etcd answers a range over the prefix with
+    /// `sort_target = CREATE`. The election queue reads itself this way: the
+    /// first key is the leader, and each key's predecessor is the one before
+    /// it. A read: it changes nothing, so the revision stays.
+    pub fn range_prefix(&self, prefix: &str) -> Result<Vec<KeyValue>, StoreError> {
+        self.validate_key(prefix)?;
+        let mut found: Vec<KeyValue> = self
+            .keys
+            .range(prefix.to_string()..)
+            .take_while(|(key, _)| key.starts_with(prefix))
+            .map(|(_, kv)| kv.clone())
+            .collect();
+        // One transaction may create several keys at one revision; they keep their key order, so the
+        // order is total and the same on every run.
+        found.sort_by(|a, b| (a.create_revision, &a.key).cmp(&(b.create_revision, &b.key)));
+        Ok(found)
+    }
+
     /// Time left before `key` expires, if it is attached to a lease.
     pub fn key_ttl_remaining_ms(&self, key: &str) -> Option<u64> {
         let lease = self.keys.get(key)?.lease?;

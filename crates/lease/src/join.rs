@@ -62,6 +62,38 @@ impl<F: Future> Future for JoinAll<F> {
     }
 }
 
+/// The future returned by [`until_done`].
+pub struct UntilDone<'a, T> {
+    main: LocalFuture<'a, T>,
+    background: Option<LocalFuture<'a, ()>>,
+}
+
+/// Runs `main` with `background` beside it, and returns `main`'s output as
+/// soon as `main` is done, dropping `background` wherever it is: a call it
+/// was waiting for stays in flight, its reply unread, as with a JavaScript
+/// promise nobody awaits. Polls `main` first, then `background`.
+pub fn until_done<'a, T>(main: LocalFuture<'a, T>, background: LocalFuture<'a, ()>) -> UntilDone<'a, T> {
+    UntilDone { main, background: Some(background) }
+}
+
+impl<T> Future for UntilDone<'_, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<T> {
+        let this = self.get_mut();
+        if let Poll::Ready(output) = this.main.as_mut().poll(context) {
+            this.background = None;
+            return Poll::Ready(output);
+        }
+        if let Some(background) = this.background.as_mut() {
+            if background.as_mut().poll(context).is_ready() {
+                this.background = None;
+            }
+        }
+        Poll::Pending
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use std::ops::Deref;
 
 use sim::{Ctx, Note};
 
-use crate::join::{join_all, LocalFuture};
+use crate::join::{join_all, until_done, LocalFuture};
 
 /// What `campaign` hands to `lead`: the version of the winning write and the
 /// local time the validity window counts from.
@@ -86,10 +86,28 @@ pub enum LeaseVariant {
     /// The exercise's `starter.js`: renews at the full TTL, ignores failed
     /// renewals, never checks its window, and polls in `campaign`.
     Starter,
+    /// Writes the word "leader" as the lease's value instead of its name.
+    ValueNotName,
+    /// After a successful renewal it goes straight to work, without checking
+    /// the window again: a renewal whose reply came late is followed by work
+    /// past the window.
+    NoRecheckAfterRenewal,
+    /// `lead` does one unit of work before its first check of the window.
+    SkipsFirstCheck,
+    /// Correct: renews from a background task whose renewals `lead` never
+    /// awaits, while the work loop checks the window before every unit. When
+    /// `lead` returns, a renewal may still be in flight and fail later,
+    /// during the replica's next tenure.
+    BackgroundRenewal,
+}
+
+/// The lease's value a variant writes.
+fn value_of(variant: LeaseVariant, ctx: &LeaderCtx) -> String {
+    if variant == LeaseVariant::ValueNotName { "leader".into() } else { ctx.name() }
 }
 
 impl LeaseVariant {
-    pub const BUGGY: [LeaseVariant; 8] = [
+    pub const BUGGY: [LeaseVariant; 11] = [
         LeaseVariant::RenewAtFullTtl,
         LeaseVariant::WorkAfterFailedRenewal,
         LeaseVariant::NoValidityCheck,
@@ -98,11 +116,17 @@ impl LeaseVariant {
         LeaseVariant::StepDownAtRenewTime,
         LeaseVariant::CampaignPollsEveryTtl,
         LeaseVariant::Starter,
+        LeaseVariant::ValueNotName,
+        LeaseVariant::NoRecheckAfterRenewal,
+        LeaseVariant::SkipsFirstCheck,
     ];
+
+    /// The correct alternatives to the reference.
+    pub const CORRECT: [LeaseVariant; 2] = [LeaseVariant::Reference, LeaseVariant::BackgroundRenewal];
 
     /// Returns once this process holds `key`.
     pub async fn campaign(self, ctx: &LeaderCtx, key: &str, ttl_ms: u64) -> Result<Lease, String> {
-        let name = ctx.name();
+        let name = value_of(self, ctx);
         loop {
             let sent_at_ms = ctx.now();
             match ctx.compare_and_swap(key, &name, None, None, Some(ttl_ms)).await? {
@@ -132,9 +156,11 @@ impl LeaseVariant {
         match self {
             LeaseVariant::NoValidityCheck => return lead_with_background_renewal(ctx, key, ttl_ms, lease).await,
             LeaseVariant::Starter => return lead_like_the_starter(ctx, key, ttl_ms, lease).await,
+            LeaseVariant::BackgroundRenewal => return lead_with_unawaited_renewals(ctx, key, ttl_ms, lease).await,
+            LeaseVariant::SkipsFirstCheck => ctx.work().await,
             _ => {}
         }
-        let name = ctx.name();
+        let name = value_of(self, ctx);
         let Lease { mut version, mut valid_from_ms } = lease;
         let safe_fraction = if self == LeaseVariant::StepDownAtRenewTime { RENEW_FRACTION } else { SAFE_FRACTION };
         let renew_fraction = if self == LeaseVariant::RenewAtFullTtl { (1, 1) } else { RENEW_FRACTION };
@@ -151,7 +177,7 @@ impl LeaseVariant {
                     Ok(renewed) => {
                         version = renewed;
                         valid_from_ms = if self == LeaseVariant::ValidFromOnReply { ctx.now() } else { sent_at_ms };
-                        if self != LeaseVariant::RenewBeforeEveryWork {
+                        if self != LeaseVariant::RenewBeforeEveryWork && self != LeaseVariant::NoRecheckAfterRenewal {
                             // Loop again: the validity check must run right before the next unit of work.
                             continue;
                         }
@@ -204,6 +230,53 @@ async fn lead_with_background_renewal(ctx: &LeaderCtx, key: &str, ttl_ms: u64, l
     };
     let tasks: Vec<LocalFuture<'_, Result<(), String>>> = vec![Box::pin(renewer), Box::pin(worker)];
     join_all(tasks).await.into_iter().collect()
+}
+
+/// [`LeaseVariant::BackgroundRenewal`]: a renewer nobody awaits beside a
+/// work loop that checks the window and the renewer's verdict before every
+/// unit; `lead` returns as soon as either says the lease is lost, even with
+/// a renewal still in flight.
+async fn lead_with_unawaited_renewals(ctx: &LeaderCtx, key: &str, ttl_ms: u64, lease: Lease) -> Result<(), String> {
+    let name = ctx.name();
+    let state = Cell::new(lease);
+    let lost = Cell::new(false);
+    let refused = Cell::new(None::<String>);
+    let renewer = async {
+        let result: Result<(), String> = async {
+            loop {
+                let Lease { version, valid_from_ms } = state.get();
+                let due_twice_ms = 2 * valid_from_ms + ttl_ms;
+                let wait_ms = due_twice_ms.saturating_sub(2 * ctx.now()).div_ceil(2);
+                ctx.sleep(wait_ms).await;
+                let sent_at_ms = ctx.now();
+                match ctx.compare_and_swap(key, &name, Some(&name), Some(version), Some(ttl_ms)).await? {
+                    Ok(renewed) => state.set(Lease { version: renewed, valid_from_ms: sent_at_ms }),
+                    Err(_) => {
+                        lost.set(true);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        .await;
+        if let Err(message) = result {
+            refused.set(Some(message));
+            lost.set(true);
+        }
+    };
+    let worker = async {
+        loop {
+            if lost.get() || reached(ctx.now(), state.get().valid_from_ms, ttl_ms, SAFE_FRACTION.0, SAFE_FRACTION.1) {
+                return Ok::<(), String>(());
+            }
+            ctx.work().await;
+        }
+    };
+    until_done(Box::pin(worker), Box::pin(renewer)).await?;
+    match refused.take() {
+        Some(message) => Err(message),
+        None => Ok(()),
+    }
 }
 
 /// [`LeaseVariant::Starter`]: `starter.js`, line for line.

@@ -10,12 +10,15 @@
 //! a renewal fails. A worker that receives the leader's requests trusts
 //! nothing but the store: it applies a request only if the lock's current
 //! record names the sender at the sender's version, and applies each request
-//! id at most once.
+//! id at most once. The election queue (`election`) puts candidates in line
+//! by the version that created their keys, each waiting on the one ahead.
 
+pub mod election;
 pub mod fencing;
 pub mod join;
 pub mod leader;
 
+pub use election::{ElectionVariant, Leadership};
 pub use fencing::{FencingVariant, Request, WorkerMemory};
 pub use join::join_all;
 pub use leader::{Lease, LeaseVariant, LeaderCtx};

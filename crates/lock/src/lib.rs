@@ -31,10 +31,20 @@ pub enum LockVariant {
     LockOverwrites,
     /// Unlock passes the per-key version, which is never the store-wide one it needs.
     UnlockWithKeyVersion,
+    /// tryLock is the blocking lock: it waits (by watch) instead of returning null.
+    TryLockWaits,
+    /// tryLock retries its create a few times with sleeps before giving up.
+    TryLockRetries,
+    /// The lock's value is a fixed word instead of the process's name.
+    ValueNotName,
+    /// Unlock "releases" by writing an empty value over its own lock (no TTL).
+    UnlockOverwritesWithEmpty,
+    /// The lock is written with a TTL a hundred thousand times the one asked for.
+    HugeTtl,
 }
 
 impl LockVariant {
-    pub const BUGGY: [LockVariant; 8] = [
+    pub const BUGGY: [LockVariant; 13] = [
         LockVariant::UnlockWithoutVersion,
         LockVariant::NoTtl,
         LockVariant::SleepPolling,
@@ -43,15 +53,44 @@ impl LockVariant {
         LockVariant::UnlockAlwaysTrue,
         LockVariant::LockOverwrites,
         LockVariant::UnlockWithKeyVersion,
+        LockVariant::TryLockWaits,
+        LockVariant::TryLockRetries,
+        LockVariant::ValueNotName,
+        LockVariant::UnlockOverwritesWithEmpty,
+        LockVariant::HugeTtl,
     ];
 
     fn ttl(self, ttl_ms: u64) -> Option<u64> {
-        (self != LockVariant::NoTtl).then_some(ttl_ms)
+        match self {
+            LockVariant::NoTtl => None,
+            LockVariant::HugeTtl => Some(ttl_ms * 100_000),
+            _ => Some(ttl_ms),
+        }
+    }
+
+    fn value(self, ctx: &Ctx) -> String {
+        match self {
+            LockVariant::ValueNotName => "locked".into(),
+            _ => ctx.name(),
+        }
     }
 
     /// One attempt: `Some(version)` if this call took the lock.
     pub async fn try_lock(self, ctx: &Ctx, key: &str, ttl_ms: u64) -> Result<Option<u64>, String> {
-        let name = ctx.name();
+        match self {
+            LockVariant::TryLockWaits => return self.lock(ctx, key, ttl_ms).await.map(Some),
+            LockVariant::TryLockRetries => {
+                for _ in 0..3 {
+                    if let Ok(version) = ctx.compare_and_swap(key, &ctx.name(), None, None, Some(ttl_ms)).await? {
+                        return Ok(Some(version));
+                    }
+                    ctx.sleep(100).await;
+                }
+                return Ok(None);
+            }
+            _ => {}
+        }
+        let name = self.value(ctx);
         let current = if self == LockVariant::LockOverwrites { ctx.get(key).await?.map(|record| record.value) } else { None };
         match ctx.compare_and_swap(key, &name, current.as_deref(), None, self.ttl(ttl_ms)).await? {
             Ok(version) => Ok(Some(version)),
@@ -63,7 +102,7 @@ impl LockVariant {
     /// Blocks until this process holds the lock; returns the version.
     pub async fn lock(self, ctx: &Ctx, key: &str, ttl_ms: u64) -> Result<u64, String> {
         loop {
-            let name = ctx.name();
+            let name = self.value(ctx);
             let current = if self == LockVariant::LockOverwrites { ctx.get(key).await?.map(|record| record.value) } else { None };
             match ctx.compare_and_swap(key, &name, current.as_deref(), None, self.ttl(ttl_ms)).await? {
                 Ok(version) => return Ok(version),
@@ -88,6 +127,10 @@ impl LockVariant {
             LockVariant::UnlockAlwaysTrue => {
                 ctx.delete(key, Some(version)).await?;
                 Ok(true)
+            }
+            LockVariant::UnlockOverwritesWithEmpty => {
+                let name = ctx.name();
+                Ok(ctx.compare_and_swap(key, "", Some(&name), Some(version), None).await?.is_ok())
             }
             LockVariant::UnlockWithKeyVersion => {
                 let key_version = ctx.get(key).await?.map_or(0, |record| record.key_version);

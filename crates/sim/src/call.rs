@@ -20,6 +20,34 @@ impl Record {
     }
 }
 
+/// A key as a prefix read lists it: its name, its record, and the version
+/// that created it (etcd: create revision), which orders a queue of keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Listed {
+    pub key: String,
+    pub value: String,
+    /// The store-wide version of the key's last write (etcd: mod revision).
+    pub version: u64,
+    pub key_version: u64,
+    /// The store-wide version of the write that created this incarnation of
+    /// the key (etcd: create revision). A rewrite keeps it; a key deleted
+    /// and created again gets a new one.
+    pub create_version: u64,
+}
+
+impl Listed {
+    pub fn from_kv(kv: &kv::KeyValue) -> Listed {
+        Listed {
+            key: kv.key.clone(),
+            value: kv.value.clone(),
+            version: kv.mod_revision,
+            key_version: kv.version,
+            create_version: kv.create_revision,
+        }
+    }
+}
+
 /// One call a process makes and then waits for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
@@ -45,6 +73,10 @@ pub enum Call {
     Watch {
         key: String,
         after_version: u64,
+    },
+    /// `list(prefix)`: every key that starts with `prefix`, oldest first.
+    List {
+        prefix: String,
     },
     /// Sleep `ms` of the process's own clock. Handled locally, no network.
     Sleep {
@@ -79,6 +111,7 @@ impl Call {
             Call::Delete { key, version: Some(version) } => format!("delete({key:?}, {{ version: {version} }})"),
             Call::Delete { key, version: None } => format!("delete({key:?})"),
             Call::Watch { key, after_version } => format!("watch({key:?}, {after_version})"),
+            Call::List { prefix } => format!("list({prefix:?})"),
             Call::Sleep { ms } => format!("sleep({ms})"),
         }
     }
@@ -119,6 +152,9 @@ pub enum Reply {
     Cas { ok: bool, version: Option<u64>, current: Option<Record> },
     Delete { ok: bool },
     Watch { event: WatchEvent },
+    /// The keys under a prefix, oldest first, and the store's version when
+    /// they were read (etcd: the header's revision).
+    List { version: u64, records: Vec<Listed> },
     Slept,
     /// The store refused the call (bad input or a limit); the caller's
     /// promise rejects with this message.
@@ -138,6 +174,11 @@ impl Reply {
             Reply::Cas { current, .. } => format!("{{ ok: false, current: {} }}", record(current)),
             Reply::Delete { ok } => format!("{{ ok: {ok} }}"),
             Reply::Watch { event } => format!("{{ type: {:?}, version: {} }}", event.kind, event.version),
+            Reply::List { version, records } => {
+                let keys: Vec<String> =
+                    records.iter().map(|record| format!("{:?} created {}", record.key, record.create_version)).collect();
+                format!("{{ version: {version}, records: [{}] }}", keys.join(", "))
+            }
             Reply::Slept => "woke up".into(),
             Reply::Refused { message } => format!("error: {message}"),
         }

@@ -14,7 +14,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use crate::call::{Call, Record, Reply, WatchEvent};
+use crate::call::{Call, Listed, Record, Reply, WatchEvent};
 use crate::kernel::{Ending, Next, Sim};
 use crate::plan::{process_name, ProcessIndex};
 use crate::trace::{CallId, Note};
@@ -108,6 +108,19 @@ impl Ctx {
         }
     }
 
+    /// `list(prefix)`: the store's version when it read, and every key under
+    /// `prefix`, oldest (lowest create version) first.
+    pub async fn list(&self, prefix: &str) -> Result<(u64, Vec<Listed>), Refused> {
+        match self.call(Call::List { prefix: prefix.into() }).await {
+            Reply::List { version, records } => Ok((version, records)),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Sleeps `ms` whole milliseconds of this process's clock. The
+    /// JavaScript harness rounds a learner's fractional `ctx.sleep(ms)` up to
+    /// the next whole millisecond before it reaches the kernel, so both hosts
+    /// give the kernel the same whole numbers.
     pub async fn sleep(&self, ms: u64) {
         self.call(Call::Sleep { ms }).await;
     }

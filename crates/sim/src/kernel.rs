@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::call::{Call, Record, Reply, WatchEvent};
+use crate::call::{Call, Listed, Record, Reply, WatchEvent};
 use crate::clock::LocalClock;
 use crate::plan::{Fault, Plan, ProcessIndex, Scheduler};
 use crate::rng::hash_range;
@@ -551,6 +551,10 @@ impl Sim {
                     waiting_watches.insert(watch, call);
                     return;
                 }
+                Err(error) => refused(error),
+            },
+            Call::List { prefix } => match store.range_prefix(prefix) {
+                Ok(found) => Reply::List { version: store.revision(), records: found.iter().map(Listed::from_kv).collect() },
                 Err(error) => refused(error),
             },
             Call::Sleep { .. } => unreachable!("sleeps never travel to the store"),

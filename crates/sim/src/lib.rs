@@ -20,7 +20,7 @@ pub mod shrink;
 pub mod token;
 pub mod trace;
 
-pub use call::{Call, Record, Reply, WatchEvent};
+pub use call::{Call, Listed, Record, Reply, WatchEvent};
 pub use host::{run_processes, Ctx};
 pub use kernel::{Ending, HostError, Limit, Next, Sim, SimLimits};
 pub use plan::{process_name, Fault, FaultKind, FaultProfile, Plan, ProcessIndex, ProcessName, Scheduler};

@@ -35,6 +35,11 @@ pub enum Note {
     /// A request to the worker was sent (by a simulated leader).
     #[serde(rename_all = "camelCase")]
     Sent { request_id: String, owner: String, version: u64 },
+    /// `campaign` returned: the process leads, by its own account, with the
+    /// key it created and the version that created it.
+    Elected { key: String, version: u64 },
+    /// `resign` returned, with its answer.
+    Resigned { key: String, version: u64, ok: bool },
     /// A line of the learner's console output.
     Console { text: String },
     /// The learner's function failed: threw, returned a wrong shape, or was

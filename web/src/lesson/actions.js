@@ -1,6 +1,7 @@
 // The learner's own buttons: "Export my solutions", "Reset progress…", and
 // the notice shown when saved progress could not be read in full.
 import { makeTar } from "./tar.js";
+import { PROGRESS_FILE_NAME, progressFileText, readProgressFile } from "./transfer.js";
 
 /** The folder the exported files sit in, inside the .tar. */
 export const EXPORT_FOLDER = "ownership-election";
@@ -24,7 +25,9 @@ export function mountActions(document, lesson, progress) {
   document.querySelector('button[data-action="export"]')?.addEventListener("click", () => {
     progress.flush();
     const files = solutionFiles(lesson, progress);
-    const archive = makeTar(files, Date.now() / 1000);
+    // Beside the code (what the command-line grader reads), everything else: see transfer.js for the format.
+    const progressFile = { name: `${EXPORT_FOLDER}/${PROGRESS_FILE_NAME}`, text: progressFileText({ lessonId: EXPORT_FOLDER, progress: progress.snapshot() }) };
+    const archive = makeTar([...files, progressFile], Date.now() / 1000);
     const url = URL.createObjectURL(new Blob([archive], { type: "application/x-tar" }));
     const link = Object.assign(document.createElement("a"), { href: url, download: EXPORT_FILE_NAME });
     document.body.append(link);
@@ -32,8 +35,9 @@ export function mountActions(document, lesson, progress) {
     link.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
     const drafts = files.filter((file) => file.isDraft).length;
-    say(`Downloaded ${EXPORT_FILE_NAME}: ${files.length} files (${drafts} with your code, ${files.length - drafts} still the starter).`);
+    say(`Downloaded ${EXPORT_FILE_NAME}: ${files.length} files (${drafts} with your code, ${files.length - drafts} still the starter) and ${PROGRESS_FILE_NAME} (your answers, hints and results). "Import progress…" reads it back.`);
   });
+  mountImport(document, progress, say);
 
   const dialog = document.getElementById("reset-dialog");
   const opener = document.querySelector('button[data-action="reset"]');
@@ -51,6 +55,54 @@ export function mountActions(document, lesson, progress) {
     if (progress.saveProblem) say(progress.saveProblem);
   });
   showLoadNotice(document, progress);
+}
+
+/** Where a message for after the reload that follows an import waits. */
+const IMPORT_NOTE_KEY = `leaselab:${EXPORT_FOLDER}:imported`;
+
+/**
+ * "Import progress…": a button beside Export (made here, as the panel is
+ * script-only anyway) and a hidden file input. A refused file leaves
+ * everything as it was and says why; an accepted one replaces the progress
+ * and reloads the page, so every quiz, hint and editor shows what was imported.
+ */
+function mountImport(document, progress, say) {
+  const actions = document.querySelector(".progress-actions");
+  if (!actions) return;
+  const input = Object.assign(document.createElement("input"), { type: "file", accept: ".tar,.json,application/x-tar,application/json", hidden: true });
+  input.setAttribute("aria-hidden", "true");
+  input.tabIndex = -1;
+  const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Import progress…" });
+  button.dataset.action = "import";
+  button.addEventListener("click", () => input.click());
+  input.addEventListener("change", async () => {
+    const file = input.files?.[0];
+    input.value = "";
+    if (!file) return;
+    const result = readProgressFile({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), lessonId: EXPORT_FOLDER });
+    if (result.error) {
+      say(`Nothing was imported: ${result.error}`);
+      return;
+    }
+    progress.replace(result.progress);
+    const left = result.notes.length ? ` Left out, as it could not be read: ${result.notes.join(" ")}` : "";
+    try {
+      sessionStorage.setItem(IMPORT_NOTE_KEY, `Imported your progress from ${file.name}.${left}`);
+    } catch {
+      // No session storage: the reload shows the imported progress without the note.
+    }
+    location.reload();
+  });
+  actions.querySelector('[data-action="export"]')?.after(button);
+  actions.append(input);
+  let note = null;
+  try {
+    note = sessionStorage.getItem(IMPORT_NOTE_KEY);
+    sessionStorage.removeItem(IMPORT_NOTE_KEY);
+  } catch {
+    note = null;
+  }
+  if (note) say(note);
 }
 
 /** Tells the learner, once, what could not be read from their saved progress. */

@@ -37,8 +37,10 @@ export function renderTocMarks(sectionCounts) {
   const chips = [];
   if (sectionCounts.read) chips.push(`<span class="visually-hidden">(read)</span>`);
   for (const quiz of sectionCounts.quizzes) {
-    const done = quiz.answered === quiz.total;
-    chips.push(`<span class="toc-chip${done ? " is-done" : ""}">Quiz ${quiz.answered}/${quiz.total}<span class="visually-hidden"> answered</span></span>`);
+    // Green means every answer is right; all answered with some wrong is finished, not done.
+    const state = quiz.right === quiz.total ? " is-done" : quiz.answered === quiz.total ? " is-answered" : "";
+    const rightNote = quiz.answered > 0 && quiz.right < quiz.answered ? `, ${quiz.right} right` : "";
+    chips.push(`<span class="toc-chip${state}">Quiz ${quiz.answered}/${quiz.total}<span class="visually-hidden"> answered${rightNote}</span></span>`);
   }
   for (const exercise of sectionCounts.exercises) {
     chips.push(`<span class="toc-chip${exercise.passed ? " is-done" : ""}"><span class="toc-chip-mark" aria-hidden="true">${exercise.passed ? "✓" : "○"}</span>${escapeHtml(exercise.file)}<span class="visually-hidden">${exercise.passed ? " passed" : " not passed yet"}</span></span>`);

@@ -38,10 +38,58 @@ export function grade(question, response) {
     return chosen.size === correct.length && correct.every((index) => chosen.has(index));
   }
   if (question.type === "ShortAnswer") {
+    const accepted = [question.answer, ...(question.alternatives ?? [])];
     const given = normalizeAnswer(response.text ?? "");
-    return [question.answer, ...(question.alternatives ?? [])].some((accepted) => normalizeAnswer(accepted) === given);
+    if (accepted.some((text) => normalizeAnswer(text) === given)) return true;
+    return numericMatch(accepted, response.text ?? "");
   }
   return false;
+}
+
+/** Unit words a learner may write, by the symbol they stand for. */
+const UNIT_SYMBOLS = new Map([
+  ...["s", "sec", "secs", "second", "seconds"].map((word) => [word, "s"]),
+  ...["ms", "msec", "millisecond", "milliseconds"].map((word) => [word, "ms"]),
+  ...["min", "mins", "minute", "minutes"].map((word) => [word, "min"]),
+  ...["h", "hr", "hrs", "hour", "hours"].map((word) => [word, "h"]),
+  ...["d", "day", "days"].map((word) => [word, "day"]),
+  ...["%", "percent", "per cent", "pct"].map((word) => [word, "%"]),
+]);
+
+/**
+ * A numeric answer read leniently: `{ value, unit }` where the number may use
+ * thousands separators ("86,400", "86 400", "86_400") or a decimal comma
+ * ("8,64"), and the unit is one of `UNIT_SYMBOLS`' words, with or without a
+ * space ("8.64s", "8.64 seconds", "99.99%"); null when the text is not that.
+ */
+export function parseNumericAnswer(text) {
+  const match = /^([+-]?)(\d{1,3}(?:[,\u00a0\u202f _]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?|\.\d+)\s*(.*)$/.exec(normalizeAnswer(text));
+  if (!match) return null;
+  const [, sign, digits, unitWord] = match;
+  // A comma followed by exactly three digits is a thousands separator; any other single comma is a decimal comma.
+  const grouped = /^\d{1,3}(?:[,\u00a0\u202f _]\d{3})+(?:\.\d+)?$/.test(digits);
+  const plain = grouped ? digits.replace(/[,\u00a0\u202f _]/g, "") : digits.replace(",", ".");
+  const value = Number(`${sign}${plain}`);
+  if (!Number.isFinite(value)) return null;
+  const unit = unitWord === "" ? "" : UNIT_SYMBOLS.get(unitWord.replace(/\.$/, "")) ?? null;
+  if (unit === null) return null;
+  return { value, unit };
+}
+
+/**
+ * Whether `given` states the same number as one of the accepted answers,
+ * in a unit the answers use: "8.64 seconds" for "8.64 s", "86400" for
+ * "86,400". A bare number matches whatever unit the answers use; a unit
+ * matches only if some accepted answer uses it (or none names a unit).
+ */
+function numericMatch(accepted, given) {
+  const answer = parseNumericAnswer(given);
+  if (answer === null) return false;
+  const forms = accepted.map(parseNumericAnswer).filter((form) => form !== null);
+  const units = new Set(forms.map((form) => form.unit).filter((unit) => unit !== ""));
+  if (answer.unit !== "" && units.size > 0 && !units.has(answer.unit)) return false;
+  const close = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  return forms.some((form) => close(form.value, answer.value));
 }
 
 const EMPTY_PENDING = Object.freeze({ choice: Object.freeze([]), text: "" });

@@ -18,7 +18,7 @@
 // against a real etcd, and sharing a worker would let a grading's long
 // synchronous stretch freeze the lab's real-time processes, and a grading's
 // deadline kill a lab run that did nothing wrong.
-import { deadlineMessage, gradingDeadlineMs } from "./limits.js";
+import { deadlineMessage, gradingDeadlineMs } from "../../../runner/limits.js";
 
 /** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
 export class DeadlineError extends Error {
@@ -185,6 +185,7 @@ export async function gradeInWorker({ exercise, source, options, deadlineMs, onS
         // The same keys, in the same order, as the grader's report for a submission that could not be run (grade.js).
         job.resolve({
           exercise,
+          graderVersion: job.started.graderVersion,
           score: 0,
           maxScore: job.started.maxScore,
           problems: [deadlineMessage(job.started.fileName, job.deadlineMs)],

@@ -4,6 +4,17 @@ import { EditorView, basicSetup } from "codemirror";
 import { javascript } from "@codemirror/lang-javascript";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { tags } from "@lezer/highlight";
+import { Annotation, StateEffect } from "@codemirror/state";
+import { keymap } from "@codemirror/view";
+import { indentWithTab } from "@codemirror/commands";
+import { syntaxTree } from "@codemirror/language";
+import { forceLinting, linter, lintGutter } from "@codemirror/lint";
+
+/** Marks a change made by the page, not typed by the learner: it is not reported to `onChange`. */
+const quietChange = Annotation.define();
+
+/** The grader reported on the text: lint again (the linter otherwise runs only after edits). */
+const gradedEffect = StateEffect.define();
 
 // The page's own token colours (CSS variables that follow the light and dark
 // themes, chosen for contrast), so the editor reads like the lesson's code.
@@ -26,31 +37,80 @@ const lessonTheme = EditorView.theme({
   "&.cm-focused": { outline: "3px solid var(--focus)", outlineOffset: "2px" },
 });
 
+/**
+ * Syntax errors as the editor's parser sees them, while typing: each error
+ * node of the syntax tree, merged when they touch. The grader's own words
+ * (`marks`) replace these once a run has reported on this very text.
+ */
+function syntaxDiagnostics(state) {
+  const found = [];
+  syntaxTree(state).iterate({
+    enter(node) {
+      if (!node.type.isError) return;
+      const last = found.at(-1);
+      if (last && node.from <= last.to + 1) {
+        last.to = Math.max(last.to, node.to);
+        return;
+      }
+      found.push({ from: node.from, to: Math.max(node.to, node.from), severity: "error", source: "syntax", message: "Syntax error: this does not parse as JavaScript here." });
+    },
+  });
+  return found.slice(0, 20);
+}
+
+/** `{ line, column, severity, message }` (1-based) → a CodeMirror diagnostic over the rest of that line. */
+function toDiagnostic(doc, mark) {
+  const line = doc.line(Math.max(1, Math.min(doc.lines, mark.line)));
+  const from = Math.min(line.to, line.from + Math.max(0, mark.column - 1));
+  return { from, to: Math.max(from, line.to), severity: mark.severity ?? "error", source: "grader", message: mark.message };
+}
+
 /** An editor in `parent` holding `doc`; `onChange(text)` on every edit. */
 export function createEditor(parent, { doc, label, onChange }) {
+  /** The grader's marks and the text they are about: they show only while the text is unchanged. */
+  let graded = { text: null, marks: [] };
   const view = new EditorView({
     doc,
     parent,
     extensions: [
       basicSetup,
+      // Tab indents, as in any code editor. A keyboard user leaves the editor with Escape, then Tab
+      // (CodeMirror's own escape hatch; the editor's label says so).
+      keymap.of([indentWithTab]),
       javascript(),
+      lintGutter(),
+      linter((view) => {
+        const text = view.state.doc.toString();
+        if (graded.text === text && graded.marks.length > 0) return graded.marks.map((mark) => toDiagnostic(view.state.doc, mark));
+        return syntaxDiagnostics(view.state);
+      }, { delay: 300, needsRefresh: (update) => update.transactions.some((transaction) => transaction.effects.some((effect) => effect.is(gradedEffect))) }),
       lessonTheme,
       // Wrap long lines: a region that scrolls sideways is hard to reach by keyboard.
       EditorView.lineWrapping,
       syntaxHighlighting(lessonHighlighting),
       EditorView.updateListener.of((update) => {
-        if (update.docChanged) onChange(update.state.doc.toString());
+        if (update.docChanged && !update.transactions.some((transaction) => transaction.annotation(quietChange))) onChange(update.state.doc.toString());
       }),
-      EditorView.contentAttributes.of({ "aria-label": label }),
+      EditorView.contentAttributes.of({ "aria-label": `${label}. Tab indents; press Escape, then Tab, to move on.` }),
     ],
   });
   return {
     get text() {
       return view.state.doc.toString();
     },
-    set(text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    /** Replaces the text; `quiet` skips `onChange` (the text is not the learner's edit, e.g. a reset). */
+    set(text, { quiet = false } = {}) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, annotations: quiet ? quietChange.of(true) : [] });
     },
     focus: () => view.focus(),
+    /**
+     * Marks `marks` ({ line, column, severity, message }, 1-based) on `text`,
+     * the text that was graded; they show while the editor holds that text.
+     */
+    showMarks(text, marks) {
+      graded = { text, marks };
+      view.dispatch({ effects: gradedEffect.of(null) });
+      forceLinting(view);
+    },
   };
 }

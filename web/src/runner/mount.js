@@ -10,20 +10,21 @@ import { h } from "../dom.js";
 import { createEditor } from "./editor.js";
 import { DeadlineError, gradeInWorker, labInWorker, replayInWorker } from "./client.js";
 import { parseReplayFragment, replayFragment } from "./link.js";
+import { diagnosticsFromReport } from "./diagnostics.js";
 import { timelineModel } from "./timeline-model.js";
-import { renderTimeline } from "./timeline-view.js";
+import { renderTimeline, renderTimelineLegend } from "./timeline-view.js";
 
 const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
-  return { status: "idle", started: false, runs: 0, report: null, error: null, open: null, step: 0 };
+  return { status: "idle", started: false, runs: 0, report: null, error: null, linkProblem: null, open: null, step: 0 };
 }
 
 /** `open`: { title, violation, trace, words, processes, token, source } of the failing run on show. */
 export function update(state, action) {
   switch (action.type) {
     case "run-started":
-      return { ...state, status: "running", started: false, runs: 0, error: null };
+      return { ...state, status: "running", started: false, runs: 0, error: null, linkProblem: null };
     case "grader-started":
       return { ...state, started: true };
     case "progress":
@@ -32,6 +33,8 @@ export function update(state, action) {
       return { ...state, status: "done", report: action.report, open: null, step: 0 };
     case "failed":
       return { ...state, status: "error", error: action.message };
+    case "link-refused":
+      return { ...state, status: "idle", linkProblem: action.message };
     case "open-run": {
       const violationStep = action.open.violation?.traceIndex ?? 0;
       return { ...state, open: action.open, step: Math.min(violationStep, action.open.trace.length - 1) };
@@ -56,7 +59,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
   let source = progress.getDraft(exercise.name) ?? exercise.starter;
   const linked = parseReplayFragment(location.hash);
   const fromLink = linked && linked.exercise === exercise.name ? linked : null;
-  if (fromLink) source = fromLink.source;
+  if (fromLink && !fromLink.error) source = fromLink.source;
 
   const status = h("p", { class: "runner-status", role: "status", "aria-live": "polite" });
   const runButton = h("button", { type: "button", class: "primary", onclick: () => run() }, "Run tests");
@@ -64,8 +67,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
     type: "button",
     onclick: () => {
       if (!confirm(`Replace your ${exercise.file} with the starter code? Your current code will be lost.`)) return;
-      editor.set(exercise.starter);
-      progress.clearDraft(exercise.name);
+      backToStarter();
     },
   }, "Reset to starter");
   const editorHost = h("div", { class: "runner-editor" });
@@ -74,6 +76,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
   root.replaceChildren(
     h("div", { class: "runner-toolbar" }, runButton, resetButton, status),
     editorHost,
+    h("p", { class: "runner-keys" }, "In the editor, Tab indents; press Escape, then Tab, to move on."),
     results,
     story,
     exercise.lab ? labPanel() : null,
@@ -82,6 +85,23 @@ export function mountRunner(root, { exercise, grading, progress }) {
     doc: source,
     label: `${exercise.file}: your solution`,
     onChange: (text) => progress.setDraft(exercise.name, text),
+  });
+
+  /**
+   * The starter in the editor, no draft saved, no result on show: what
+   * "Reset to starter" and the lesson's "Reset progress" both mean. The
+   * editor is set quietly, so the starter is not saved back as a draft.
+   */
+  function backToStarter() {
+    editor.set(exercise.starter, { quiet: true });
+    progress.clearDraft(exercise.name);
+    state = initialState();
+    render();
+  }
+  // "Reset progress…" erases every draft and result: the runner follows,
+  // instead of keeping the old code (which the next keystroke would save again).
+  progress.subscribe?.((_, action) => {
+    if (action.type === "reset") backToStarter();
   });
 
   const dispatch = (action) => {
@@ -104,16 +124,20 @@ export function mountRunner(root, { exercise, grading, progress }) {
       });
       report.source = code;
       dispatch({ type: "graded", report });
+      // The same problems at their lines in the editor (a syntax error, a missing export, an exception).
+      editor.showMarks(code, diagnosticsFromReport(report, { file: exercise.file, source: code }));
       const passed = report.problems.length === 0 && report.tests.every((test) => test.status === "passed");
       progress.recordRun(exercise.name, { passed, summary: `${report.score}/${report.maxScore}` });
       if (passed) progress.markPassed(exercise.name);
-      results.querySelector("button, li")?.focus?.();
     } catch (error) {
       dispatch({ type: "failed", message: error.message });
     } finally {
-      // The button was disabled while the tests ran, which sent the focus to the page's body; a keyboard
-      // user carries on from the button they pressed (the result is announced: the status line, the alerts).
-      if (document.activeElement === null || document.activeElement === document.body) runButton.focus();
+      // The button was disabled while the tests ran, which sent the focus to the page's body. A keyboard
+      // user lands on what the run produced: the summary (or the problem, or the error), from which Tab
+      // walks the failing tests; only if the learner moved elsewhere meanwhile is the focus left alone.
+      if (document.activeElement === null || document.activeElement === document.body || document.activeElement === runButton) {
+        (results.querySelector(".runner-summary, .runner-problems, .runner-error") ?? runButton).focus();
+      }
     }
   }
 
@@ -131,28 +155,35 @@ export function mountRunner(root, { exercise, grading, progress }) {
         source: state.report.source,
       },
     });
-    story.querySelector(".story-next")?.focus();
+    // The story is drawn below the whole list: bring it into view and put the focus on its heading
+    // (focusable on purpose), from where Tab reaches the stepper. "Next" may be disabled on the last step.
+    const heading = story.querySelector(".story-heading");
+    story.scrollIntoView({ block: "start" });
+    heading?.focus({ preventScroll: true });
   }
 
   function renderResults() {
     if (state.status === "idle") {
-      results.replaceChildren(h("p", { class: "runner-hint" }, `Press Run tests to grade ${exercise.file} against the hidden tests.`));
+      results.replaceChildren(
+        state.linkProblem ? h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `This link cannot be replayed: ${state.linkProblem}`) : null,
+        h("p", { class: "runner-hint" }, `Press Run tests to grade ${exercise.file} against the hidden tests.`),
+      );
       return;
     }
     if (state.status === "error") {
       // The next run starts a fresh grader (client.js), so trying again needs no reload.
-      results.replaceChildren(h("p", { class: "runner-error", role: "alert" }, `The grader could not run: ${state.error}. Your code is saved; press Run tests to try again, or reload the page if it keeps failing.`));
+      results.replaceChildren(h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `The grader could not run: ${state.error}. Your code is saved; press Run tests to try again, or reload the page if it keeps failing.`));
       return;
     }
     if (state.status === "running" || !state.report) return;
     const report = state.report;
     if (report.problems.length > 0) {
-      results.replaceChildren(h("div", { class: "runner-problems", role: "alert" }, h("p", {}, `${exercise.file} could not be run:`), h("ul", {}, report.problems.map((problem) => h("li", {}, h("code", {}, problem))))));
+      results.replaceChildren(h("div", { class: "runner-problems", role: "alert", tabindex: "-1" }, h("p", {}, `${exercise.file} could not be run:`), h("ul", {}, report.problems.map((problem) => h("li", {}, h("code", {}, problem))))));
       return;
     }
     const passed = report.tests.filter((test) => test.status === "passed").length;
     results.replaceChildren(
-      h("p", { class: "runner-summary" }, `${passed} of ${report.tests.length} tests passed · ${report.score}/${report.maxScore} points`),
+      h("p", { class: "runner-summary", tabindex: "-1" }, `${passed} of ${report.tests.length} tests passed · ${report.score}/${report.maxScore} points`),
       h(
         "ol",
         { class: "runner-tests" },
@@ -179,6 +210,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
     }
     const model = timelineModel(open.trace, open.violation, open.processes, open.words);
     const current = model.steps[state.step];
+    const canvas = h("div", { class: "story-canvas", tabindex: "0", role: "group", "aria-label": "Timeline (scrolls sideways on small screens)" }, renderTimeline(model, state.step));
     const copy = h("button", {
       type: "button",
       class: "small",
@@ -199,9 +231,10 @@ export function mountRunner(root, { exercise, grading, progress }) {
       ? h("ol", { class: "story-console", "aria-label": "Console output", tabindex: "0" }, model.console.map((line) => h("li", { class: line.step === state.step ? "is-current" : line.step > state.step ? "is-later" : "" }, h("span", { class: "story-console-who" }, `${line.lane} @ ${line.atMs} ms`), ` ${line.text}`)))
       : h("p", { class: "story-console-empty" }, "Your code printed nothing in this run.");
     story.replaceChildren(
-      h("h4", {}, `Failing run: ${open.title}`),
+      h("h4", { class: "story-heading", tabindex: "-1" }, `Failing run: ${open.title}`),
       h("p", { class: "story-violation" }, open.violation.message),
-      h("div", { class: "story-canvas", tabindex: "0", role: "group", "aria-label": "Timeline (scrolls sideways on small screens)" }, renderTimeline(model, state.step)),
+      canvas,
+      renderTimelineLegend(),
       h(
         "div",
         { class: "story-stepper" },
@@ -220,6 +253,22 @@ export function mountRunner(root, { exercise, grading, progress }) {
       consoleBeside,
       copyNote,
     );
+    keepCurrentStepInView(canvas);
+  }
+
+  /**
+   * On a narrow screen the timeline is wider than its frame and scrolls
+   * sideways: scroll it so the current step (at first, the violation) is in
+   * the middle, instead of showing the start of the run.
+   */
+  function keepCurrentStepInView(canvas) {
+    if (canvas.scrollWidth <= canvas.clientWidth) return;
+    const cursor = canvas.querySelector(".timeline-current, .timeline-violation");
+    if (!cursor) return;
+    const frame = canvas.getBoundingClientRect();
+    const mark = cursor.getBoundingClientRect();
+    const markCentre = mark.left + mark.width / 2 - frame.left + canvas.scrollLeft;
+    canvas.scrollLeft = Math.max(0, Math.min(canvas.scrollWidth - canvas.clientWidth, markCentre - canvas.clientWidth / 2));
   }
 
   function render() {
@@ -276,8 +325,14 @@ export function mountRunner(root, { exercise, grading, progress }) {
   render();
   root.dataset.ready = "true";
 
+  // A link to this exercise that cannot be read says why, where the learner is taken.
+  if (fromLink?.error) {
+    root.scrollIntoView({ block: "start" });
+    dispatch({ type: "link-refused", message: fromLink.error });
+  }
+
   // Opened from a "copy link": replay that run at once and show it.
-  if (fromLink) {
+  if (fromLink && !fromLink.error) {
     root.scrollIntoView({ block: "start" });
     status.textContent = "Replaying the linked run…";
     replayInWorker({ exercise: exercise.name, source: fromLink.source, token: fromLink.token })
@@ -295,7 +350,10 @@ export function mountRunner(root, { exercise, grading, progress }) {
       .catch((error) => {
         // A linked run that outlasts its deadline is the code's verdict, not the grader's failure: shown like any submission that could not be run.
         if (error instanceof DeadlineError) dispatch({ type: "graded", report: { problems: [error.message], tests: [], score: 0, maxScore: 0, source: fromLink.source } });
-        else dispatch({ type: "failed", message: error.message });
+        else {
+          status.textContent = "";
+          dispatch({ type: "link-refused", message: `its run could not be rebuilt (${error.message}). The link may come from another version of this lesson; run the tests to see the current failures.` });
+        }
       });
   }
   return { run };

@@ -38,7 +38,10 @@ export function renderTimeline(model, currentStep, widthPx = 720) {
   const ticks = 5;
   for (let tick = 0; tick <= ticks; tick += 1) {
     const atMs = Math.round((spanMs * tick) / ticks);
-    root.append(svg("text", { x: x(atMs), y: 12, class: "timeline-tick", "text-anchor": "middle" }, `${atMs} ms`));
+    // The first and last labels are anchored inside the drawing, so neither is cut off at its edge.
+    const anchor = tick === 0 ? "start" : tick === ticks ? "end" : "middle";
+    const at = tick === 0 ? LEFT_PX : tick === ticks ? widthPx - 2 : x(atMs);
+    root.append(svg("text", { x: at, y: 12, class: "timeline-tick", "text-anchor": anchor }, `${atMs} ms`));
   }
 
   for (const lane of model.lanes) {
@@ -87,4 +90,29 @@ export function renderTimeline(model, currentStep, widthPx = 720) {
     root.append(svg("circle", { cx: x(current.atMs), cy: laneY(current.lane), r: 6, class: "timeline-current" }));
   }
   return root;
+}
+
+/** What each mark on the timeline means, as a list beside it (the same classes, so the same colours). */
+export function renderTimelineLegend() {
+  const item = (shape, text) => {
+    const li = document.createElement("li");
+    const icon = svg("svg", { viewBox: "0 0 24 16", width: 24, height: 16, "aria-hidden": "true", class: "timeline-legend-icon" });
+    icon.append(...shape());
+    li.append(icon, ` ${text}`);
+    return li;
+  };
+  const list = document.createElement("ul");
+  list.className = "timeline-legend";
+  list.setAttribute("aria-label", "Legend of the timeline");
+  list.append(
+    item(() => [svg("rect", { x: 2, y: 3, width: 20, height: 10, rx: 3, class: "timeline-hold" })], "holds the lock (as the store sees it)"),
+    item(() => [svg("line", { x1: 2, y1: 8, x2: 22, y2: 8, class: "timeline-call" })], "a call reaches the store"),
+    item(() => [svg("line", { x1: 2, y1: 8, x2: 22, y2: 8, class: "timeline-reply" })], "its reply comes back"),
+    item(() => [svg("rect", { x: 2, y: 2, width: 20, height: 12, class: "timeline-pause" })], "paused"),
+    item(() => [svg("path", { d: "M6,2 L18,14 M18,2 L6,14", class: "timeline-crash" })], "crashed"),
+    item(() => [svg("circle", { cx: 12, cy: 8, r: 5, class: "timeline-mark timeline-expire" })], "a lease expires"),
+    item(() => [svg("circle", { cx: 12, cy: 8, r: 6, class: "timeline-violation" })], "the rule breaks"),
+    item(() => [svg("line", { x1: 12, y1: 0, x2: 12, y2: 16, class: "timeline-cursor" }), svg("circle", { cx: 12, cy: 8, r: 4, class: "timeline-current" })], "the step on show"),
+  );
+  return list;
 }

@@ -6,17 +6,17 @@
 // Messages in:  { id, type: "grade", exercise, source, options }
 //               { id, type: "replay", exercise, source, token }
 //               { id, type: "lab", exercise, source, endpoint }       (lab mode: a real etcd)
-// Messages out: { id, type: "started", fileName, maxScore }  (engines loaded; learner code runs next)
+// Messages out: { id, type: "started", fileName, maxScore, graderVersion }  (engines loaded; learner code runs next)
 //               { id, type: "progress", runs }                (while grading)
 //               { id, type: "result", report }                 (grade)
 //               { id, type: "result", replay: { caseJson, execution, violation, words } }
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
-import { loadEngines } from "./engine.js";
-import { gradeSource, replaySource } from "./grade.js";
-import { runLab } from "./lab-run.js";
-import { registryOf } from "./registry.js";
+import { loadEngines } from "../../../runner/engine.js";
+import { gradeSource, replaySource } from "../../../runner/grade.js";
+import { runLab } from "../../../runner/lab-run.js";
+import { registryOf } from "../../../runner/registry.js";
 
 /** Where the wasm files are, relative to this worker's bundle in web/dist. */
 const SOURCES = {
@@ -62,7 +62,8 @@ self.addEventListener("message", async (event) => {
  * here; grading it fails at once with its own message.
  */
 function announceStart(request) {
-  const spec = registryOf(engines.leaselab).exercises.find((exercise) => exercise.name === request.exercise);
+  const registry = registryOf(engines.leaselab);
+  const spec = registry.exercises.find((exercise) => exercise.name === request.exercise);
   if (!spec) return;
-  self.postMessage({ id: request.id, type: "started", fileName: spec.file, maxScore: spec.maxScore });
+  self.postMessage({ id: request.id, type: "started", fileName: spec.file, maxScore: spec.maxScore, graderVersion: registry.graderVersion });
 }

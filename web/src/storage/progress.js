@@ -17,6 +17,7 @@
 //   progress.snapshot()                      → the whole progress object (see schema.js)
 //   progress.subscribe((progress, action) => …) → unsubscribe
 //   progress.reset()                         erases everything (ask the learner first)
+//   progress.replace(progress)               everything replaced (an import), saved at once
 //   progress.flush()                         writes a pending draft now (main.js calls it on pagehide)
 //   progress.loadReport                      { status, notes } from reading the saved copy
 //   progress.saveProblem                     null, or why the last write failed
@@ -169,6 +170,8 @@ export function createProgressStore({
     isPassed: (name) => exercise(name).passedAt !== null,
 
     reset: () => dispatch({ type: "reset" }),
+    /** Replaces everything with `progress` (an import; see lesson/transfer.js), saved at once. */
+    replace: (next) => dispatch({ type: "replaced", progress: next }),
   };
 }
 

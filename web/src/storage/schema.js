@@ -210,6 +210,7 @@ function sanitizeRun(run) {
  * - { type: "run-recorded", exercise, passed, summary, at } (a pass is kept for good)
  * - { type: "exercise-passed", exercise, at }
  * - { type: "reset" }
+ * - { type: "replaced", progress } (an import: everything replaced by `progress`, checked as a saved copy is)
  */
 export function update(progress, action) {
   switch (action.type) {
@@ -250,6 +251,9 @@ export function update(progress, action) {
     }
     case "reset":
       return emptyProgress();
+    case "replaced":
+      // Imported progress: read like a saved copy, so nothing malformed gets in.
+      return readSaved(serialize(action.progress)).progress;
     default:
       throw new Error(`unknown progress action "${action.type}"`);
   }

@@ -86,6 +86,9 @@ pub fn check_answers(
         expected_answers(workload).expect("workloads are checked when generated or decoded");
     let mut checker = Checker::default();
     let mut now_ms = 0;
+    // The learner's successful writes by the version it returned: to tell
+    // when an answer shows another key's record.
+    let mut written: HashMap<u64, (String, String, u64)> = HashMap::new();
     for (index, op) in workload.ops.iter().enumerate() {
         if let CasOp::Advance { ms } = op {
             now_ms += ms;
@@ -112,11 +115,54 @@ pub fn check_answers(
             // Earlier answers matched kv's, so they carry the versions asked for.
             unreachable!("operation {index}'s version resolves once earlier answers matched");
         };
-        if let Some(finding) = checker.step(index, now_ms, op, &call, &expected[index], actual) {
+        if let Some(mut finding) = checker.step(index, now_ms, op, &call, &expected[index], actual) {
+            finding.message.push_str(&key_hint(op.key().unwrap_or_default(), actual, &written));
             return Some(finding);
+        }
+        if let (Some(key), Reply::Cas { ok: true, version: Some(version), .. }) = (op.key(), actual) {
+            written.insert(*version, (key.to_string(), call.describe(), now_ms));
         }
     }
     None
+}
+
+/// Names every plain JavaScript object already has (`Object.prototype`'s).
+const PROTOTYPE_NAMES: [&str; 12] = [
+    "__proto__",
+    "constructor",
+    "toString",
+    "toLocaleString",
+    "valueOf",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
+
+/// What the trace shows about the key, when it explains a wrong answer: a
+/// key named like a property every object has, or an answer that shows the
+/// record another key was written with (keys folded, trimmed or cut).
+fn key_hint(key: &str, actual: &Reply, written: &HashMap<u64, (String, String, u64)>) -> String {
+    let shown = match actual {
+        Reply::Get { record: Some(record) } | Reply::Cas { current: Some(record), .. } => Some(record),
+        _ => None,
+    };
+    if let Some((other_key, call, at_ms)) = shown.and_then(|record| written.get(&record.version)) {
+        if other_key != key {
+            return format!(
+                "; the record in that answer is the one {call} wrote at t={at_ms} ms, to the key {other_key:?}: every key is its own, compared exactly as given (no case folding, trimming, normalizing or cutting)"
+            );
+        }
+    }
+    if PROTOTYPE_NAMES.contains(&key) {
+        return format!(
+            " ({key:?} is a property every plain JavaScript object already has: keep the records in a Map, or in an object made with Object.create(null))"
+        );
+    }
+    String::new()
 }
 
 /// A successful write (or a failed compareAndSwap), for telling the story.

@@ -4,6 +4,14 @@
 //! key right after it expired, rewriting a TTL key without `ttlMs`, value
 //! compares on missing keys, deletes with stale versions.
 //!
+//! Half the workloads use plain keys and values (`a`, `b`, `x`, …); the
+//! other half draw them from [`EXOTIC_KEYS`] and [`EXOTIC_VALUES`]: the
+//! names a plain JavaScript object already has (`constructor`, `__proto__`,
+//! `toString`), look-alikes (Latin and Cyrillic `a`, `é` composed and
+//! decomposed, two 256-byte keys that differ in their last byte), non-ASCII
+//! text, and values such as `"null"` or the empty string. Keys stay within
+//! `kv`'s limits: at least one byte (etcd refuses an empty key), at most 256.
+//!
 //! The generator runs `kv` alongside ([`Oracle`]) so it can aim: it knows
 //! which keys are live, their values, their deadlines, and which earlier
 //! answers carry the current or a stale version of each key.
@@ -17,6 +25,46 @@ use super::workload::{CasOp, CasWorkload};
 const KEYS: [&str; 3] = ["a", "b", "c"];
 const VALUES: [&str; 5] = ["x", "y", "z", "p1", "p2"];
 
+/// Groups of keys that a store may confuse with each other or with what a
+/// plain object already holds; an exotic workload uses one or two groups.
+const EXOTIC_KEYS: [&[&str]; 8] = [
+    &["__proto__", "constructor"],
+    &["toString", "valueOf", "hasOwnProperty"],
+    // Latin a, Cyrillic a (U+0430), capital A.
+    &["a", "\u{430}", "A"],
+    // é composed (U+00E9) and decomposed (e + U+0301).
+    &["\u{e9}", "e\u{301}"],
+    &["a", "a "],
+    &["0", "00", "length"],
+    &["\u{65e5}\u{672c}", "\u{1f511}", "k:,/~@+=%"],
+    &[LONG_KEY_A, LONG_KEY_B],
+];
+/// Two keys of 256 bytes (`kv`'s limit) that differ only in the last byte.
+const LONG_KEY_A: &str = concat!(
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkka",
+);
+const LONG_KEY_B: &str = concat!(
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk",
+    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkb",
+);
+/// Values an exotic workload adds to the plain ones.
+const EXOTIC_VALUES: [&str; 9] = [
+    "__proto__",
+    "constructor",
+    "null",
+    "undefined",
+    "X",
+    "x ",
+    "\u{65e5}\u{672c}\u{8a9e}",
+    "\u{1f511}",
+    "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv",
+];
+
 /// Operations per random workload: long enough for stories of several
 /// lives of a key, short enough to read once shrunk.
 pub const OPS_MIN: u64 = 24;
@@ -26,7 +74,8 @@ struct Generator {
     rng: Rng,
     oracle: Oracle,
     ops: Vec<CasOp>,
-    keys: &'static [&'static str],
+    keys: Vec<&'static str>,
+    values: Vec<&'static str>,
     /// Every deadline a TTL write set, kept after a rewrite clears it: the
     /// clock landing there catches stores that keep the old TTL.
     deadlines_ms: Vec<u64>,
@@ -38,12 +87,30 @@ struct Generator {
 pub fn random_workload(seed: u64) -> CasWorkload {
     // Its own stream, apart from the plan's, as in the other exercises.
     let mut rng = Rng::new(seed ^ 0x6361_735F_6F70_7321);
-    let keys: &'static [&'static str] = if rng.chance(1, 4) {
+    let plain_keys: &'static [&'static str] = if rng.chance(1, 4) {
         &KEYS[..1]
     } else if rng.chance(1, 2) {
         &KEYS[..2]
     } else {
         &KEYS
+    };
+    // Exotic inputs draw from a stream of their own, so that a plain
+    // workload is the same as before exotic ones existed.
+    let mut exotic_rng = Rng::new(seed ^ 0x6578_6F74_6963_6B79);
+    let (keys, values) = if exotic_rng.chance(1, 2) {
+        let mut keys: Vec<&'static str> = Vec::new();
+        for _ in 0..exotic_rng.range(1, 2) {
+            for key in *exotic_rng.pick(&EXOTIC_KEYS) {
+                if !keys.contains(key) {
+                    keys.push(key);
+                }
+            }
+        }
+        let mut values = VALUES.to_vec();
+        values.extend(EXOTIC_VALUES);
+        (keys, values)
+    } else {
+        (plain_keys.to_vec(), VALUES.to_vec())
     };
     let length = rng.range(OPS_MIN, OPS_MAX) as usize;
     let mut generator = Generator {
@@ -51,6 +118,7 @@ pub fn random_workload(seed: u64) -> CasWorkload {
         oracle: Oracle::new(),
         ops: Vec::with_capacity(length),
         keys,
+        values,
         deadlines_ms: Vec::new(),
         just_expired: Vec::new(),
     };
@@ -97,7 +165,7 @@ impl Generator {
     }
 
     fn key(&mut self) -> String {
-        self.rng.pick(self.keys).to_string()
+        self.rng.pick(&self.keys).to_string()
     }
 
     fn live_key(&mut self, live: bool) -> String {
@@ -118,7 +186,7 @@ impl Generator {
         if self.rng.chance(1, 15) {
             String::new()
         } else {
-            self.rng.pick(&VALUES).to_string()
+            self.rng.pick(&self.values).to_string()
         }
     }
 
@@ -260,7 +328,7 @@ impl Generator {
                 let current_value = if self.rng.chance(1, 6) {
                     String::new()
                 } else {
-                    self.rng.pick(&VALUES).to_string()
+                    self.rng.pick(&self.values).to_string()
                 };
                 (current_value, self.version_of(&key, 0, 10))
             }
@@ -279,5 +347,27 @@ impl Generator {
         let key = self.live_key(live);
         let version_of = self.version_of(&key, 35, 25);
         CasOp::Delete { key, version_of }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::WorkloadText;
+
+    #[test]
+    fn random_workloads_round_trip_through_their_tokens_and_reach_exotic_keys() {
+        let mut seen_keys = std::collections::BTreeSet::new();
+        for seed in 1..=400 {
+            let workload = random_workload(seed);
+            assert_eq!(workload.check_shape(), Ok(()), "seed {seed}");
+            let text = workload.encode();
+            assert!(!text.contains(':'), "seed {seed}: {text}");
+            assert_eq!(CasWorkload::decode(&text).as_ref(), Ok(&workload), "seed {seed}");
+            seen_keys.extend(workload.ops.iter().filter_map(|op| op.key().map(str::to_string)));
+        }
+        for key in ["__proto__", "constructor", "toString", "\u{430}", "e\u{301}", LONG_KEY_A, "a "] {
+            assert!(seen_keys.contains(key), "no workload used the key {key:?}");
+        }
     }
 }

@@ -208,8 +208,8 @@ impl crate::dynamic::Hosted for CasExercise {
         &INFO
     }
 
-    fn reference_execution(&self, case: &Case<CasWorkload>) -> Execution {
-        run_rust(CasVariant::Reference, case)
+    fn implementations(&self) -> Vec<crate::dynamic::Implementation<CasWorkload>> {
+        crate::dynamic::Implementation::of(CasVariant::Reference, &CasVariant::BUGGY, run_rust)
     }
 
     /// The host answers with the recording of the learner's store, turned

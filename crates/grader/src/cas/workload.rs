@@ -15,10 +15,10 @@ use crate::grade::WorkloadText;
 
 /// Operations in one workload, at most.
 pub const OPS_MAX: usize = 400;
-/// Key length, at most; keys use `a`–`z` and `0`–`9`.
-pub const KEY_BYTES_MAX: usize = 8;
-/// Value length, at most; values use `a`–`z` and `0`–`9`, and may be empty.
-pub const VALUE_BYTES_MAX: usize = 16;
+/// Key length in UTF-8 bytes, at most (`kv`'s limit); a key is never empty.
+pub const KEY_BYTES_MAX: usize = 256;
+/// Value length in UTF-8 bytes, at most (`kv`'s limit); a value may be empty.
+pub const VALUE_BYTES_MAX: usize = 4_096;
 /// The longest TTL and the longest single clock advance: one day.
 pub const TTL_MS_MAX: u64 = 86_400_000;
 pub const ADVANCE_MS_MAX: u64 = 86_400_000;
@@ -82,9 +82,43 @@ pub struct CasWorkload {
     pub ops: Vec<CasOp>,
 }
 
-fn is_word(text: &str) -> bool {
-    text.bytes()
-        .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit())
+/// Bytes written as themselves in a token; every other byte is `%XX`, so
+/// that a key or value never holds a separator (`,` `=` `/` `@` `+` `~` or
+/// the token's `:`), and the text survives a link.
+fn is_plain(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-'
+}
+
+/// A key or value for a token: plain bytes as they are, others as `%XX`.
+fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if is_plain(byte) {
+            escaped.push(byte as char);
+        } else {
+            escaped.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    escaped
+}
+
+/// The inverse of [`escape`]; `None` for a bad escape or bytes that are not UTF-8.
+fn unescape(text: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&byte, after)) = rest.split_first() {
+        if byte == b'%' {
+            let hex = std::str::from_utf8(after.get(..2)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = &after[2..];
+        } else if is_plain(byte) {
+            bytes.push(byte);
+            rest = after;
+        } else {
+            return None;
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 impl CasWorkload {
@@ -106,9 +140,9 @@ impl CasWorkload {
         }
         for (index, op) in self.ops.iter().enumerate() {
             if let Some(key) = op.key() {
-                if key.is_empty() || key.len() > KEY_BYTES_MAX || !is_word(key) {
+                if key.is_empty() || key.len() > KEY_BYTES_MAX {
                     return Err(format!(
-                        "operation {index}: key {key:?} must be 1 to {KEY_BYTES_MAX} of a-z, 0-9"
+                        "operation {index}: key {key:?} must be 1 to {KEY_BYTES_MAX} bytes of UTF-8"
                     ));
                 }
             }
@@ -125,8 +159,8 @@ impl CasWorkload {
                     ..
                 } => {
                     for value in std::iter::once(next_value).chain(current_value) {
-                        if value.len() > VALUE_BYTES_MAX || !is_word(value) {
-                            return Err(format!("operation {index}: value {value:?} must be at most {VALUE_BYTES_MAX} of a-z, 0-9"));
+                        if value.len() > VALUE_BYTES_MAX {
+                            return Err(format!("operation {index}: value {value:?} must be at most {VALUE_BYTES_MAX} bytes of UTF-8"));
                         }
                     }
                     if let Some(ttl_ms) = ttl_ms {
@@ -257,10 +291,12 @@ impl WorkloadText for CasWorkload {
     /// Operations split by `,`: `ga` get a; `ca=x/~+1000` compareAndSwap("a",
     /// "x", null, { ttlMs: 1000 }); `ca=y/x@3` compareAndSwap("a", "y", "x",
     /// { version: <the version in answer 3> }); `da`, `da@3` delete; `t500`
-    /// the clock moves 500 ms. `~` is null; an empty value is written as nothing.
+    /// the clock moves 500 ms. `~` is null; an empty value is written as
+    /// nothing. Keys and values are [`escape`]d: a byte other than a letter,
+    /// a digit, `_` or `-` is `%XX` (`__proto__`, `%C3%A9` for `é`).
     fn encode(&self) -> String {
         let op = |op: &CasOp| match op {
-            CasOp::Get { key } => format!("g{key}"),
+            CasOp::Get { key } => format!("g{}", escape(key)),
             CasOp::Cas {
                 key,
                 next_value,
@@ -269,8 +305,10 @@ impl WorkloadText for CasWorkload {
                 ttl_ms,
             } => {
                 let mut text = format!(
-                    "c{key}={next_value}/{}",
-                    current_value.as_deref().unwrap_or("~")
+                    "c{}={}/{}",
+                    escape(key),
+                    escape(next_value),
+                    current_value.as_deref().map_or("~".into(), escape)
                 );
                 if let Some(target) = version_of {
                     text.push_str(&format!("@{target}"));
@@ -283,11 +321,11 @@ impl WorkloadText for CasWorkload {
             CasOp::Delete {
                 key,
                 version_of: Some(target),
-            } => format!("d{key}@{target}"),
+            } => format!("d{}@{target}", escape(key)),
             CasOp::Delete {
                 key,
                 version_of: None,
-            } => format!("d{key}"),
+            } => format!("d{}", escape(key)),
             CasOp::Advance { ms } => format!("t{ms}"),
         };
         self.ops.iter().map(op).collect::<Vec<_>>().join(",")
@@ -312,6 +350,11 @@ impl WorkloadText for CasWorkload {
 fn decode_op(word: &str) -> Result<CasOp, String> {
     let bad = || format!("`{word}` is not a cas operation");
     let number = |text: &str| text.parse::<u64>().map_err(|_| bad());
+    let text = |escaped: &str| {
+        unescape(escaped).ok_or_else(|| {
+            format!("`{word}`: `{escaped}` is not a key or value (letters, digits, `_`, `-` and `%XX` escapes of UTF-8)")
+        })
+    };
     // The text up to the first of `separators`, and what follows (separator included).
     let take_until = |text: &str, separators: &[char]| -> (String, String) {
         match text.find(separators) {
@@ -324,9 +367,7 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
     };
     let body = &word[tag.len_utf8()..];
     match tag {
-        'g' => Ok(CasOp::Get {
-            key: body.to_string(),
-        }),
+        'g' => Ok(CasOp::Get { key: text(body)? }),
         't' => Ok(CasOp::Advance { ms: number(body)? }),
         'd' => {
             let (key, rest) = take_until(body, &['@']);
@@ -335,7 +376,10 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
                 None if rest.is_empty() => None,
                 None => return Err(bad()),
             };
-            Ok(CasOp::Delete { key, version_of })
+            Ok(CasOp::Delete {
+                key: text(&key)?,
+                version_of,
+            })
         }
         'c' => {
             let (key, rest) = take_until(body, &['=']);
@@ -343,7 +387,11 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
             let (next_value, rest) = take_until(rest, &['/']);
             let rest = rest.strip_prefix('/').ok_or_else(bad)?;
             let (current, mut rest) = take_until(rest, &['@', '+']);
-            let current_value = if current == "~" { None } else { Some(current) };
+            let current_value = if current == "~" {
+                None
+            } else {
+                Some(text(&current)?)
+            };
             let mut version_of = None;
             if let Some(after) = rest.strip_prefix('@') {
                 let (target, after) = take_until(after, &['+']);
@@ -356,8 +404,8 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
                 None => return Err(bad()),
             };
             Ok(CasOp::Cas {
-                key,
-                next_value,
+                key: text(&key)?,
+                next_value: text(&next_value)?,
                 current_value,
                 version_of,
                 ttl_ms,
@@ -406,7 +454,9 @@ mod tests {
         assert!(CasWorkload::decode("ga,ca=x/~@5")
             .unwrap_err()
             .contains("does not come before"));
-        assert!(CasWorkload::decode("cA=x/~").unwrap_err().contains("key"));
+        assert!(CasWorkload::decode("c%ZZ=x/~").unwrap_err().contains("`%ZZ`"));
+        assert!(CasWorkload::decode("c%FF=x/~").unwrap_err().contains("UTF-8"));
+        assert!(CasWorkload::decode("c=x/~").unwrap_err().contains("key"));
         assert!(CasWorkload::decode("ca=x/~+0")
             .unwrap_err()
             .contains("ttlMs 0"));
@@ -414,6 +464,36 @@ mod tests {
         assert!(CasWorkload::decode("t5,ca=x/~@0")
             .unwrap_err()
             .contains("carries no version"));
+    }
+
+    #[test]
+    fn exotic_keys_and_values_round_trip_through_the_text() {
+        let texts = [
+            "__proto__",
+            "constructor",
+            "toString",
+            "\u{430}",
+            "e\u{301}",
+            "\u{1f511}",
+            "k:,/~@+=%",
+            "a ",
+            "null",
+            "",
+        ];
+        let mut ops = Vec::new();
+        for (index, text) in texts.iter().enumerate() {
+            let key = if text.is_empty() { "x".to_string() } else { text.to_string() };
+            ops.push(CasOp::Cas { key: key.clone(), next_value: text.to_string(), current_value: None, version_of: None, ttl_ms: None });
+            ops.push(CasOp::Cas { key: key.clone(), next_value: "v".into(), current_value: Some(text.to_string()), version_of: Some(2 * index), ttl_ms: Some(5) });
+        }
+        ops.push(CasOp::Get { key: "__proto__".into() });
+        ops.push(CasOp::Delete { key: "\u{1f511}".into(), version_of: Some(11) });
+        let workload = CasWorkload { ops };
+        let encoded = workload.encode();
+        assert!(encoded.bytes().all(|byte| byte.is_ascii_graphic() && byte != b':'), "{encoded}");
+        assert_eq!(CasWorkload::decode(&encoded), Ok(workload));
+        // Tokens written before escaping existed read the same.
+        assert_eq!(CasWorkload::decode("ca=x/~+1000,ga").unwrap().encode(), "ca=x/~+1000,ga");
     }
 
     #[test]

@@ -78,7 +78,11 @@ struct Checker {
     ended_ms: BTreeMap<u64, u64>,
     open: BTreeMap<String, Vec<Open>>,
     /// Request id → store time it was accepted, and when that call started.
-    accepted: BTreeMap<String, (u64, u64)>,
+    /// Each accepted id: when it was accepted, when that call began, and
+    /// how many calls had answered by then.
+    accepted: BTreeMap<String, (u64, u64, u64)>,
+    /// Calls of `handleRequest` that have answered so far.
+    answered: u64,
     worker_crashed: bool,
     limits: sim::SimLimits,
 }
@@ -119,6 +123,7 @@ impl Checker {
             ended_ms: BTreeMap::new(),
             open: BTreeMap::new(),
             accepted: BTreeMap::new(),
+            answered: 0,
             worker_crashed: false,
             limits: case.limits.clone(),
         }
@@ -273,6 +278,7 @@ impl Checker {
         accepted: bool,
     ) -> Option<Violation> {
         let worker = Some(self.worker);
+        self.answered += 1;
         let opens = self.open.entry(id.to_string()).or_default();
         let call = if opens.is_empty() {
             None
@@ -322,16 +328,22 @@ impl Checker {
                     worker,
                 );
             }
-            if let Some((first_ms, _)) = self.accepted.get(id) {
-                let together = if call.at_ms <= *first_ms {
-                    " (both deliveries were being handled at the same time)"
+            if let Some((first_ms, _, answered_then)) = self.accepted.get(id) {
+                // Overlapping calls point at a claim made after an await; a
+                // later call at an id that had been forgotten.
+                let cause = if call.at_ms <= *first_ms {
+                    " (both deliveries were being handled at the same time): record the id before the first await, and reject an id that is already recorded".to_string()
                 } else {
-                    ""
+                    let between = self.answered - answered_then - 1;
+                    format!(
+                        ": the second delivery arrived after the first had been accepted, with {between} other {} answered in between, so the worker no longer remembered {id}: keep every accepted id (never drop, overwrite or limit them), and reject an id that is already recorded",
+                        if between == 1 { "call" } else { "calls" }
+                    )
                 };
                 return violation(
                     "at-most-once",
                     format!(
-                        "{} accepted {id} twice, at t={first_ms} ms and again at t={at_ms} ms{together}: record the id before the first await, and reject an id that is already recorded",
+                        "{} accepted {id} twice, at t={first_ms} ms and again at t={at_ms} ms{cause}",
                         self.worker_named
                     ),
                     index,
@@ -339,7 +351,7 @@ impl Checker {
                     worker,
                 );
             }
-            self.accepted.insert(id.to_string(), (at_ms, call.at_ms));
+            self.accepted.insert(id.to_string(), (at_ms, call.at_ms, self.answered));
         } else if call.stayed_current && !others_open && !self.accepted.contains_key(id) {
             return violation(
                 "accept-current",

@@ -57,6 +57,37 @@ fn case(
 
 use LeaderStep::{Acquire, Release, Renew, Send, Sleep};
 
+/// Requests in the `many-duplicates` scenario.
+const MANY_REQUESTS: u32 = 24;
+
+/// One leader holds the lock throughout and sends many requests; every one
+/// is current, so each must be applied exactly once. The deliveries aim at
+/// the ways a dedupe goes wrong that few random schedules reach: a pair of
+/// one id at the same moment (a claim made after an `await`), an earlier id
+/// right after a later one (remembering only the last id), a third delivery
+/// of a pair (forgetting an id when rejecting its duplicate), and every id
+/// again at the end, newest first (a bounded memory that forgets old ids).
+fn many_duplicates() -> Case<FencingWorkload> {
+    let mut script = vec![Acquire { ttl_ms: 10_000 }];
+    script.extend((1..=MANY_REQUESTS).map(|request| Send { request }));
+    script.extend([Sleep { ms: 3_000 }, Release]);
+    let mut deliveries = Vec::new();
+    for request in 1..=MANY_REQUESTS {
+        let at_ms = 100 + 20 * u64::from(request);
+        deliveries.push((request, at_ms));
+        if request % 6 == 3 {
+            deliveries.push((request, at_ms));
+        }
+        if request % 6 == 0 {
+            deliveries.push((request - 1, at_ms + 5));
+        }
+    }
+    for request in (1..=MANY_REQUESTS).rev() {
+        deliveries.push((request, 1_000 + 10 * u64::from(MANY_REQUESTS + 1 - request)));
+    }
+    case("many-duplicates", Plan::calm(35, 2), vec![script], &deliveries)
+}
+
 /// The faults random fencing schedules may contain.
 pub fn fault_profile() -> FaultProfile {
     FaultProfile {
@@ -184,6 +215,12 @@ impl Exercise for FencingExercise {
                     &[(1, 1_400), (2, 1_500)],
                 ),
             },
+            Scenario {
+                id: "many-duplicates",
+                title: "24 requests, delivered again at once, out of order and all over again later, are each applied once",
+                points: 2,
+                case: many_duplicates(),
+            },
         ]
     }
 
@@ -282,6 +319,22 @@ impl Exercise for FencingExercise {
                 });
             }
         }
+        // A third of the seeds (their own stream, so the others stay as they
+        // were) deliver every request once more at the end, newest first:
+        // the duplicates a dedupe that forgets ids meets in production.
+        let mut echo_rng = Rng::new(seed ^ 0x6563_686F);
+        if echo_rng.chance(1, 3) {
+            let last_ms = deliveries.iter().map(|delivery| delivery.at_ms).max().unwrap_or(0);
+            let mut requests: Vec<u32> = deliveries.iter().map(|delivery| delivery.request).collect();
+            requests.sort_unstable();
+            requests.dedup();
+            for (position, request) in requests.into_iter().rev().enumerate() {
+                deliveries.push(Delivery {
+                    at_ms: last_ms + echo_rng.range(50, 400) + 10 * position as u64,
+                    request,
+                });
+            }
+        }
         Case {
             scenario: "random".into(),
             plan,
@@ -315,8 +368,8 @@ impl crate::dynamic::Hosted for FencingExercise {
         &INFO
     }
 
-    fn reference_execution(&self, case: &Case<FencingWorkload>) -> Execution {
-        run_rust(::lease::FencingVariant::Reference, case)
+    fn implementations(&self) -> Vec<crate::dynamic::Implementation<FencingWorkload>> {
+        crate::dynamic::Implementation::of(::lease::FencingVariant::Reference, &::lease::FencingVariant::BUGGY, run_rust)
     }
 
     fn execution_from_json(

@@ -8,20 +8,27 @@
 //! named by its most specific rule:
 //!
 //! - `stop-after-failed-renewal`: no work after a renewal's failed reply
-//!   arrived, until the replica acquires the lease again;
+//!   arrived, until the replica acquires the lease again (a renewal sent
+//!   during an earlier tenure, failing after the replica acquired again,
+//!   says nothing about the new tenure and is ignored);
 //! - `work-while-holder`: work only while the store shows this replica as
 //!   the holder (belief never exceeds truth);
 //! - `work-within-validity`: work only while the replica's own clock reads
 //!   less than `validFrom + 0.75 * ttlMs`, `validFrom` being the local time
 //!   at which the store's current write (this replica's last successful
 //!   acquire or renew) was sent;
-//! - `renew-on-time` (only when no pause or delayed message is planned, so
-//!   that timing is the replica's own doing): no work once
+//! - `renew-on-time` (only when no pause or delayed message is planned, and
+//!   for replicas whose clock does not jump, so that timing is the replica's
+//!   own doing): no work once
 //!   `validFrom + ttlMs/2` plus a grace of `ttlMs/10` and one round trip has
 //!   passed on its clock with no renewal in flight.
 //!
 //! And elsewhere:
 //!
+//! - `value-is-name`: every write of the key has the replica's name as value;
+//! - `wait-by-watch`: while in `campaign`, a replica never sleeps while the
+//!   key is held, and its calls stay proportional to the key's changes (the
+//!   lock's measure, `crate::waiting`);
 //! - `renew-not-too-often`: a renewal (a compare-and-swap made inside `lead`)
 //!   is sent no earlier than `validFrom + ttlMs/2` on the holder's clock;
 //! - `no-overwrite`: nobody writes the key while another replica holds it;
@@ -34,6 +41,13 @@
 //! - `runs-to-horizon`: the run reaches its horizon (every replica waiting
 //!   with nothing left to happen, or another limit, is a failure);
 //! - `no-errors`: the learner's functions did not throw.
+//!
+//! A failure's story says what this run's trace shows the code did, not the
+//! usual cause of the rule's violation: for work outside the window, whether
+//! the work came right after an `await` of the lease write's reply, and
+//! whether the replica's later steps match a window counted from the send
+//! (a missing check before this one unit), from the reply, or no check at
+//! all ([`diagnose_window`]); when the trace cannot tell, it says so.
 
 use std::collections::HashMap;
 
@@ -46,6 +60,7 @@ use sim::{
 use super::workload::{LeaseWorkload, LEASE_KEY};
 use crate::grade::{Case, Execution};
 use crate::report::Violation;
+use crate::waiting::{polls, times};
 
 /// A store call as it was sent.
 #[derive(Clone, Debug)]
@@ -54,6 +69,8 @@ struct Sent {
     local_ms: u64,
     /// Made inside `lead`: a renewal, when it is a compare-and-swap.
     in_lead: bool,
+    /// The sender's count of acquisitions when it was sent (its tenure).
+    tenure: u32,
 }
 
 /// The write the store holds for the lease key.
@@ -76,6 +93,21 @@ struct Replica {
     renewals_in_flight: u32,
     /// Store time at which a failed renewal's reply arrived.
     failed_renewal_ms: Option<u64>,
+    /// The `version` the last failed renewal compared, and its local send time.
+    failed_renewal_sent: Option<(Option<u64>, u64)>,
+    /// The local time this replica last sent a renewal.
+    renewal_sent_local_ms: Option<u64>,
+    /// Successful acquires (writes made outside `lead`) so far.
+    acquisitions: u32,
+    /// The write of this replica's last tenure, kept after it ended.
+    last_tenure: Option<Tenure>,
+    /// The call whose reply last resumed this replica.
+    resumed_by: Option<CallId>,
+    /// Units of work since `lead` was last called.
+    works_in_lead: u32,
+    /// In `campaign`: calls made, and the key's changes when it began.
+    campaign_calls: u64,
+    changes_at_campaign: u64,
     /// How and when this replica's last tenure ended.
     lost: Option<(u64, &'static str)>,
     crashed: bool,
@@ -91,7 +123,7 @@ struct Failover {
 }
 
 pub fn check(case: &Case<LeaseWorkload>, execution: &Execution) -> Option<Violation> {
-    let mut checker = Checker::new(case);
+    let mut checker = Checker::new(case, &execution.trace);
     for (index, event) in execution.trace.iter().enumerate() {
         if let Some(violation) = checker.step(index, event) {
             return Some(violation);
@@ -100,7 +132,10 @@ pub fn check(case: &Case<LeaseWorkload>, execution: &Execution) -> Option<Violat
     checker.at_end(case, execution)
 }
 
-struct Checker {
+struct Checker<'a> {
+    trace: &'a [TraceEvent],
+    /// Writes, deletes and expiries of the key so far.
+    changes: u64,
     ttl_ms: u64,
     requests: HashMap<CallId, Sent>,
     holder: Option<Tenure>,
@@ -111,6 +146,10 @@ struct Checker {
     timely: bool,
     round_trip_ms: u64,
     failover: Option<Failover>,
+    /// Replicas whose clock jumps forward at some point: a jump makes time
+    /// pass at once, so when work and a renewal due at the same instant run
+    /// is not the replica's own doing, and `renew-on-time` spares them.
+    jumps: Vec<ProcessIndex>,
 }
 
 fn violation(
@@ -135,8 +174,8 @@ fn point_ms(from_ms: u64, ttl_ms: u64, numerator: u64, denominator: u64) -> Stri
     format!("{value}")
 }
 
-impl Checker {
-    fn new(case: &Case<LeaseWorkload>) -> Checker {
+impl<'a> Checker<'a> {
+    fn new(case: &Case<LeaseWorkload>, trace: &'a [TraceEvent]) -> Checker<'a> {
         let faults = &case.plan.faults;
         let bias_ms = match &case.plan.scheduler {
             Scheduler::Random => 0,
@@ -144,6 +183,8 @@ impl Checker {
         };
         let processes = case.plan.processes.clamp(1, case.limits.processes_max) as usize;
         Checker {
+            trace,
+            changes: 0,
             ttl_ms: case.workload.ttl_ms,
             requests: HashMap::new(),
             holder: None,
@@ -159,6 +200,11 @@ impl Checker {
             }),
             round_trip_ms: 2 * (case.plan.latency_max_ms + bias_ms),
             failover: None,
+            jumps: faults
+                .iter()
+                .filter(|fault| matches!(fault, Fault::ClockJump { .. }))
+                .map(Fault::process)
+                .collect(),
         }
     }
 
@@ -173,7 +219,10 @@ impl Checker {
     /// The current tenure ends (expiry or delete).
     fn tenure_ends(&mut self, at_ms: u64, how: &'static str) -> Option<Tenure> {
         let ended = self.holder.take()?;
-        self.replica(ended.process).lost = Some((at_ms, how));
+        self.changes += 1;
+        let replica = self.replica(ended.process);
+        replica.lost = Some((at_ms, how));
+        replica.last_tenure = Some(ended.clone());
         Some(ended)
     }
 
@@ -188,19 +237,26 @@ impl Checker {
         match (&event.happening, event.process) {
             (Happening::Invoke { call, request }, Some(process)) => {
                 let in_lead = self.replica(process).function.as_deref() == Some("lead");
+                let tenure = self.replica(process).acquisitions;
                 self.requests.insert(
                     *call,
                     Sent {
                         request: request.clone(),
                         local_ms,
                         in_lead,
+                        tenure,
                     },
                 );
+                if let Some(found) = self.invoked(index, at_ms, process, request) {
+                    return Some(found);
+                }
                 if in_lead && is_lease_cas(request) {
                     if let Some(found) = self.renewal_sent(index, at_ms, local_ms, process) {
                         return Some(found);
                     }
-                    self.replica(process).renewals_in_flight += 1;
+                    let replica = self.replica(process);
+                    replica.renewals_in_flight += 1;
+                    replica.renewal_sent_local_ms = Some(local_ms);
                 }
             }
             (Happening::Apply { call, result, .. }, Some(process)) => {
@@ -226,15 +282,35 @@ impl Checker {
                 if let Some(holder) = self.holder.as_mut().filter(|holder| holder.call == *call) {
                     holder.reply_local_ms = Some(local_ms);
                 }
+                // A reply can arrive after its write's tenure ended (expired).
+                if let Some(ended) = self
+                    .replica(process)
+                    .last_tenure
+                    .as_mut()
+                    .filter(|ended| ended.call == *call)
+                {
+                    ended.reply_local_ms = Some(local_ms);
+                }
                 let renewal = self
                     .requests
                     .get(call)
-                    .is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request));
-                if renewal {
-                    let replica = self.replica(process);
+                    .filter(|sent| sent.in_lead && is_lease_cas(&sent.request))
+                    .map(|sent| {
+                        let compared = match &sent.request {
+                            Call::Cas { version, .. } => *version,
+                            _ => None,
+                        };
+                        (sent.tenure, compared, sent.local_ms)
+                    });
+                let replica = self.replica(process);
+                replica.resumed_by = Some(*call);
+                if let Some((tenure, compared, sent_ms)) = renewal {
                     replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
-                    if matches!(reply, Reply::Cas { ok: false, .. }) {
+                    // A renewal from an earlier tenure that fails once the
+                    // replica holds the lease again says nothing of the new one.
+                    if matches!(reply, Reply::Cas { ok: false, .. }) && tenure == replica.acquisitions {
                         replica.failed_renewal_ms = Some(at_ms);
+                        replica.failed_renewal_sent = Some((compared, sent_ms));
                     }
                 }
             }
@@ -368,6 +444,7 @@ impl Checker {
             Some(holder) => holder.since_ms,
             None => at_ms,
         };
+        self.changes += 1;
         self.holder = Some(Tenure {
             process,
             call,
@@ -380,6 +457,7 @@ impl Checker {
         replica.lost = None;
         if !sent.in_lead {
             replica.failed_renewal_ms = None;
+            replica.acquisitions += 1;
         }
         if self
             .failover
@@ -402,14 +480,44 @@ impl Checker {
     ) -> Option<Violation> {
         let name = ProcessName(process);
         match note {
-            Note::Calling { function } => self.replica(process).function = Some(function.clone()),
+            Note::Calling { function } => {
+                let changes = self.changes;
+                let replica = self.replica(process);
+                replica.function = Some(function.clone());
+                replica.works_in_lead = 0;
+                replica.campaign_calls = 0;
+                replica.changes_at_campaign = changes;
+            }
             Note::Stepped { .. } => {
                 self.replica(process).function = None;
                 if self.calm {
+                    // What the trace shows: a lease still held, and whether a
+                    // renewal was sent since its last successful write.
+                    let ttl_ms = self.ttl_ms;
+                    let last_renewal_ms = self.replica(process).renewal_sent_local_ms;
+                    let failed = self.replica(process).failed_renewal_ms.and(self.replica(process).failed_renewal_sent);
+                    let why = match self.holder.as_ref().filter(|holder| holder.process == process) {
+                        Some(holder) if failed.is_some_and(|(compared, _)| compared != Some(holder.version)) => {
+                            let (compared, sent_ms) = failed.unwrap_or_default();
+                            let compared = compared.map_or("no version".to_string(), |version| format!("version {version}"));
+                            format!(
+                                ": its renewal sent at local time {sent_ms} ms failed because it compared {compared}, but its own last write had made the key's version {}: renew with the version that the last successful acquire or renew returned",
+                                holder.version
+                            )
+                        }
+                        Some(holder) if last_renewal_ms.is_none_or(|sent_ms| sent_ms < holder.sent_local_ms) => format!(
+                            ": its lease was still held, and it had sent no renewal since its last successful acquire or renew (sent at local time {} ms), so the renewal due at {} ms (validFrom + ttlMs / 2) had not gone out: send it once ttlMs / 2 has passed, well before the window closes at {} ms (validFrom + 0.75 * ttlMs)",
+                            holder.sent_local_ms,
+                            point_ms(holder.sent_local_ms, ttl_ms, 1, 2),
+                            point_ms(holder.sent_local_ms, ttl_ms, 3, 4)
+                        ),
+                        Some(_) => ": its lease was still held; a healthy leader steps down only when a renewal fails or its validity window passes".to_string(),
+                        None => ": a healthy leader renews every ttlMs / 2 and steps down only when a renewal fails or its validity window passes".to_string(),
+                    };
                     return violation(
                         "no-spurious-loss",
                         format!(
-                            "{name}'s lead() returned at t={at_ms} ms on a calm network where nothing had gone wrong: a healthy leader renews every ttlMs / 2 and steps down only when a renewal fails or its validity window passes"
+                            "{name}'s lead() returned at t={at_ms} ms (local time {local_ms} ms) on a calm network where nothing had gone wrong{why}"
                         ),
                         index,
                         at_ms,
@@ -423,6 +531,53 @@ impl Checker {
                 return violation("no-errors", message.clone(), index, at_ms, Some(process));
             }
             _ => {}
+        }
+        None
+    }
+
+    /// A store call or sleep, judged by what the replica was doing.
+    fn invoked(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        request: &Call,
+    ) -> Option<Violation> {
+        let name = process_name(process);
+        let found = |rule: &str, message: String| violation(rule, message, index, at_ms, Some(process));
+        if let Call::Cas { key, next_value, .. } = request {
+            if key == LEASE_KEY && *next_value != name {
+                let function = self.replica(process).function.clone().unwrap_or_else(|| "campaign".into());
+                return found(
+                    "value-is-name",
+                    format!("{name}'s {function}() wrote {next_value:?} as the lease's value: write ctx.name ({name:?}), so that the store shows who leads"),
+                );
+            }
+        }
+        let holder = self.holder.clone();
+        let changes_now = self.changes;
+        let replica = self.replica(process);
+        if replica.function.as_deref() != Some("campaign") {
+            return None;
+        }
+        replica.campaign_calls += 1;
+        let (calls, changes) = (replica.campaign_calls, changes_now - replica.changes_at_campaign);
+        if let (Call::Sleep { ms }, Some(holding)) = (request, &holder) {
+            let whom = if holding.process == process {
+                format!("its own earlier write (version {})", holding.version)
+            } else {
+                format!("{} (version {})", process_name(holding.process), holding.version)
+            };
+            return found(
+                "wait-by-watch",
+                format!("{name} slept {ms} ms in campaign() while the lease was held by {whom}: sleeping is polling; wait with watch(key, version), which wakes you when that write is replaced, deleted or expires"),
+            );
+        }
+        if polls(calls, changes) {
+            return found(
+                "wait-by-watch",
+                format!("{name} made {calls} calls in campaign(), though the lease key changed {}: wait with watch(key, version) instead of retrying", times(changes)),
+            );
         }
         None
     }
@@ -442,6 +597,11 @@ impl Checker {
             renewals_in_flight,
             ..
         } = *self.replica(process);
+        let replica = self.replica(process);
+        let first_in_lead = replica.works_in_lead == 0;
+        replica.works_in_lead += 1;
+        let resumed_by = replica.resumed_by;
+        let last_tenure = replica.last_tenure.clone();
         if let Some(failed_ms) = failed_renewal_ms {
             return violation(
                 "stop-after-failed-renewal",
@@ -471,11 +631,13 @@ impl Checker {
                 ),
                 None => "the store showed no holder".to_string(),
             };
+            let cause = match &last_tenure {
+                Some(tenure) => self.diagnose_window(index, process, local_ms, tenure, first_in_lead, resumed_by),
+                None => format!("{name} never held the lease: call ctx.work() only in lead(), after campaign() returned"),
+            };
             return violation(
                 "work-while-holder",
-                format!(
-                    "{name} did leader work at t={at_ms} ms, but {truth}{lost}: check ctx.now() < validFrom + 0.75 * ttlMs right before each unit of work"
-                ),
+                format!("{name} did leader work at t={at_ms} ms (local time {local_ms} ms), but {truth}{lost}: {cause}"),
                 index,
                 at_ms,
                 Some(process),
@@ -483,16 +645,11 @@ impl Checker {
         };
         let valid_from_ms = holder.sent_local_ms;
         if reached(local_ms, valid_from_ms, ttl_ms, 3, 4) {
-            let fix = match holder.reply_local_ms {
-                Some(reply_ms) if reply_ms > valid_from_ms && !reached(local_ms, reply_ms, ttl_ms, 3, 4) => format!(
-                    "validFrom is the local time the request was sent ({valid_from_ms} ms), not when its reply arrived ({reply_ms} ms)"
-                ),
-                _ => "check ctx.now() < validFrom + 0.75 * ttlMs right before each unit of work".to_string(),
-            };
+            let cause = self.diagnose_window(index, process, local_ms, &holder, first_in_lead, resumed_by);
             return violation(
                 "work-within-validity",
                 format!(
-                    "{name} did leader work at local time {local_ms} ms, past its validity window: its last successful acquire or renew was sent at local time {valid_from_ms} ms, so it could work only until {} ms: {fix}",
+                    "{name} did leader work at local time {local_ms} ms, past its validity window: its last successful acquire or renew was sent at local time {valid_from_ms} ms, so it could work only until {} ms; {cause}",
                     point_ms(valid_from_ms, ttl_ms, 3, 4)
                 ),
                 index,
@@ -503,6 +660,7 @@ impl Checker {
         // The grace (a tenth of the TTL plus a round trip) spares a leader
         // that counts its renewal from the reply rather than from the send.
         if self.timely
+            && !self.jumps.contains(&process)
             && renewals_in_flight == 0
             && reached(local_ms, valid_from_ms + self.round_trip_ms, ttl_ms, 6, 10)
         {
@@ -518,6 +676,107 @@ impl Checker {
             );
         }
         None
+    }
+
+    /// Why a unit of work fell outside the window of `tenure`, as far as
+    /// this run's trace tells: what resumed the replica just before it, and
+    /// what the replica did next (see the module's documentation).
+    fn diagnose_window(
+        &self,
+        index: usize,
+        process: ProcessIndex,
+        local_ms: u64,
+        tenure: &Tenure,
+        first_in_lead: bool,
+        resumed_by: Option<CallId>,
+    ) -> String {
+        let ttl_ms = self.ttl_ms;
+        let sent_ms = tenure.sent_local_ms;
+        let renewal = self.requests.get(&tenure.call).is_some_and(|sent| sent.in_lead);
+        let write = if renewal { "renewal" } else { "acquire" };
+        let right_after_reply = resumed_by == Some(tenure.call);
+        let reply_ms = tenure.reply_local_ms.filter(|reply_ms| *reply_ms > sent_ms);
+        let within_reply_window = reply_ms.is_some_and(|reply_ms| !reached(local_ms, reply_ms, ttl_ms, 3, 4));
+        let fix = "check ctx.now() < validFrom + 0.75 * ttlMs right before every ctx.work(), after every await, with validFrom read just before the request is sent";
+        let here = if right_after_reply && first_in_lead && !renewal {
+            format!(" (its first unit in lead(), as soon as campaign's reply arrived at local time {local_ms} ms)")
+        } else if right_after_reply {
+            format!(" (as soon as its {write}'s reply arrived at local time {local_ms} ms)")
+        } else if first_in_lead {
+            " (its first unit in lead())".to_string()
+        } else {
+            String::new()
+        };
+        // What the replica did next: more work, a renewal, or stepping down.
+        let mut later_works = Vec::new();
+        let mut next = None;
+        for event in &self.trace[index + 1..] {
+            if event.process != Some(process) {
+                continue;
+            }
+            let local = event.local_ms.unwrap_or(event.at_ms);
+            match &event.happening {
+                Happening::Note { note: Note::Work { .. } } => later_works.push(local),
+                Happening::Note { note: Note::Stepped { .. } } => {
+                    next = Some(("stepped", local));
+                    break;
+                }
+                Happening::Invoke { request, .. } if is_lease_cas(request) => {
+                    next = Some(("renewed", local));
+                    break;
+                }
+                Happening::Crash | Happening::Note { note: Note::Failed { .. } } => break,
+                _ => {}
+            }
+        }
+        let past_any_window = later_works.iter().find(|work_ms| {
+            reply_ms.is_none_or(|reply_ms| reached(**work_ms, reply_ms, ttl_ms, 3, 4))
+        });
+        if let Some(work_ms) = past_any_window {
+            return format!("it went on working{here} until local time {work_ms} ms or later, past any window, so no window check ran before these units: {fix}");
+        }
+        // A renewal due by the send was due before this unit; one sent only
+        // at reply + ttlMs/2, or a stop only past the send's window, points
+        // at a window counted from the reply. A stop inside it points at a
+        // check that works but did not run before this unit.
+        let from_reply = reply_ms.is_some_and(|reply_ms| {
+            within_reply_window
+                && match next {
+                    Some(("renewed", step_ms)) => reached(step_ms, reply_ms, ttl_ms, 1, 2),
+                    Some((_, step_ms)) => !later_works.is_empty() && reached(step_ms, reply_ms, ttl_ms, 3, 4),
+                    None => false,
+                }
+        });
+        // Right after this unit it stepped down, or sent its overdue renewal,
+        // before a window or a renewal counted from the reply would have
+        // made it: its timing counts from the send, and only this unit went
+        // unchecked.
+        let stepped_by_send_window = later_works.is_empty()
+            && match next {
+                Some(("stepped", step_ms)) => reply_ms.is_none_or(|reply_ms| !reached(step_ms, reply_ms, ttl_ms, 3, 4)),
+                Some((_, step_ms)) => reply_ms.is_none_or(|reply_ms| !reached(step_ms, reply_ms, ttl_ms, 1, 2)),
+                None => false,
+            };
+        if from_reply {
+            let reply_ms = reply_ms.unwrap_or(sent_ms);
+            return format!(
+                "its window seems to count from when the reply arrived (local time {reply_ms} ms, so until {}), not from when the request was sent{here}: validFrom is ctx.now() read just before sending, since the store's TTL may have started as soon as the request arrived",
+                point_ms(reply_ms, ttl_ms, 3, 4)
+            );
+        }
+        if stepped_by_send_window {
+            let after = match next {
+                Some(("stepped", _)) => "its window check stepped it down right after this unit",
+                _ => "it sent its overdue renewal right after this unit, so it times the lease from the send",
+            };
+            return format!("{after}, but no check ran before this unit{here}: {fix}");
+        }
+        match reply_ms {
+            Some(reply_ms) if within_reply_window => format!(
+                "the trace cannot tell whether no check ran before this unit{here} or the window was counted from the reply (local time {reply_ms} ms) instead of the send (local time {sent_ms} ms): {fix}"
+            ),
+            _ => format!("this unit{here} was past even a window counted from the reply, so no window check ran before it: {fix}"),
+        }
     }
 
     fn at_end(&self, case: &Case<LeaseWorkload>, execution: &Execution) -> Option<Violation> {

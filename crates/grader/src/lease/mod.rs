@@ -166,6 +166,70 @@ impl Exercise for LeaseExercise {
                     vec![0, 20, 40],
                 ),
             },
+            Scenario {
+                id: "late-renew-reply",
+                title: "a renewal's reply arrives after the window it opened has closed: no work right after it",
+                points: 2,
+                case: case(
+                    "late-renew-reply",
+                    Plan {
+                        faults: vec![Fault::DelayReply { process: leader, call: FIRST_RENEWAL_CALL, extra_ms: 900 }],
+                        ..Plan::calm(27, 3)
+                    },
+                    vec![0, 20, 40],
+                ),
+            },
+            Scenario {
+                id: "late-acquire-reply",
+                title: "campaign's reply arrives after the window has closed: no work before checking it",
+                points: 2,
+                case: case(
+                    "late-acquire-reply",
+                    Plan {
+                        faults: vec![Fault::DelayReply { process: leader, call: 0, extra_ms: 900 }],
+                        ..Plan::calm(28, 3)
+                    },
+                    vec![0, 20, 40],
+                ),
+            },
+            Scenario {
+                id: "repeated-failovers",
+                title: "every replica is paused past its TTL in turn: each old leader wakes to a new one",
+                points: 2,
+                case: case(
+                    "repeated-failovers",
+                    Plan {
+                        faults: vec![
+                            Fault::Pause { process: 0, at_ms: 300, duration_ms: 1_300 },
+                            Fault::Pause { process: 1, at_ms: 1_500, duration_ms: 1_300 },
+                            Fault::Pause { process: 2, at_ms: 2_700, duration_ms: 1_300 },
+                            Fault::Pause { process: 0, at_ms: 3_900, duration_ms: 900 },
+                        ],
+                        ..Plan::calm(29, 3)
+                    },
+                    vec![0, 20, 40],
+                ),
+            },
+            Scenario {
+                id: "long-tenure",
+                title: "a short TTL held for many renewals on drifting clocks",
+                points: 1,
+                case: Case {
+                    workload: LeaseWorkload { ttl_ms: 600, work_ms: WORK_MS, starts_ms: vec![0, 20, 40] },
+                    ..case(
+                        "long-tenure",
+                        Plan {
+                            faults: vec![
+                                Fault::ClockDrift { process: 0, percent: 10 },
+                                Fault::ClockDrift { process: 1, percent: -10 },
+                                Fault::ClockDrift { process: 2, percent: 7 },
+                            ],
+                            ..Plan::calm(30, 3)
+                        },
+                        vec![0, 20, 40],
+                    )
+                },
+            },
         ]
     }
 
@@ -220,8 +284,8 @@ impl crate::dynamic::Hosted for LeaseExercise {
         &INFO
     }
 
-    fn reference_execution(&self, case: &Case<LeaseWorkload>) -> Execution {
-        run_rust(LeaseVariant::Reference, case)
+    fn implementations(&self) -> Vec<crate::dynamic::Implementation<LeaseWorkload>> {
+        crate::dynamic::Implementation::of(LeaseVariant::Reference, &LeaseVariant::BUGGY, run_rust)
     }
 
     fn lab_run(&self) -> Option<LabRun<LeaseWorkload>> {

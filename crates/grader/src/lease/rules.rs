@@ -3,11 +3,13 @@
 use crate::rules::{Rule, NO_ERRORS};
 
 pub const RULES: &[Rule] = &[
-    Rule { id: "stop-after-failed-renewal", statement: "No work after a renewal failed, until the replica acquires the lease again.", why: "A failed renewal means someone else may now hold the lease." },
+    Rule { id: "value-is-name", statement: "Every write of the lease key has the replica's name, `ctx.name`, as its value.", why: "The value tells everyone who leads; a shared word hides it." },
+    Rule { id: "wait-by-watch", statement: "While someone holds the key, `campaign` waits with `watch`: it never sleeps while the key is held, and it makes at most 4 store calls for each change of the key, and 4 before the first.", why: "Polling loads the store for every waiting replica and wakes late." },
+    Rule { id: "stop-after-failed-renewal", statement: "No work after a renewal sent during the current tenure failed, until the replica acquires the lease again.", why: "A failed renewal means someone else may now hold the lease." },
     Rule { id: "work-while-holder", statement: "Work only while the store shows this replica as the holder.", why: "Work done by a replica that is not the holder may run alongside the real leader's." },
-    Rule { id: "work-within-validity", statement: "Work only while your clock reads less than validFrom + 0.75 × ttlMs, validFrom being the time on your clock when the acquiring or renewing write was sent.", why: "The lease may expire in the store before the reply reaches you; the margin covers delays and the work's own duration." },
-    Rule { id: "renew-on-time", statement: "Renew once half the TTL has passed: no work once validFrom + ttlMs/2, a grace of ttlMs/10 and one round trip have passed with no renewal in flight.", why: "A leader that renews late loses its lease on a healthy network." },
-    Rule { id: "renew-not-too-often", statement: "Renew no earlier than validFrom + ttlMs/2 on your clock.", why: "Renewing constantly loads the store for nothing." },
+    Rule { id: "work-within-validity", statement: "Every `ctx.work()` starts while your clock reads less than validFrom + 0.75 × ttlMs, validFrom being the time on your clock when the last successful acquire or renew was sent: check right before each unit of work, after every `await` (a renewal's reply may come after the window it opened has closed).", why: "The lease may expire in the store before the reply reaches you; the margin covers delays and the work's own duration." },
+    Rule { id: "renew-on-time", statement: "Renew once half the TTL has passed: on a network with no pauses, delayed messages or clock jumps, no work once validFrom + ttlMs/2 + ttlMs/10 + one round trip has passed on your clock with no renewal in flight.", why: "A leader that renews late loses its lease on a healthy network." },
+    Rule { id: "renew-not-too-often", statement: "Send a renewal no earlier than validFrom + ttlMs/2 on your clock.", why: "Renewing constantly loads the store for nothing." },
     Rule { id: "no-overwrite", statement: "Nobody writes the lease key while another replica holds it.", why: "Taking a live lease from its holder makes two leaders." },
     Rule { id: "no-spurious-loss", statement: "With no faults but clock drift, the lease never expires and `lead` never returns.", why: "A leader that loses its lease on a healthy network causes needless failovers." },
     Rule { id: "failover", statement: "After the holder crashes, another replica holds the lease within ttlMs plus three round trips.", why: "Failover time is downtime." },

@@ -4,7 +4,12 @@
 //! from the store's own applications and expiries) beside what each process
 //! was told and said (its notes), and reports the first rule broken:
 //!
-//! - `lock-has-ttl`: every lock write carries a TTL;
+//! - `value-is-name`: `lock` and `tryLock` write the process's name as the
+//!   lock's value;
+//! - `try-lock-once`: `tryLock` makes one attempt (one compare-and-swap of
+//!   the key) and never waits (no `sleep`, no `watch`);
+//! - `unlock-deletes`: `unlock` releases by deleting, never by writing the key;
+//! - `lock-has-ttl`: every lock write carries the TTL the caller passed;
 //! - `no-overwrite`: nobody writes the key while someone else holds it;
 //! - `unlock-only-own`: a delete only ever removes the deleter's own lock;
 //! - `acquire-is-real`: `lock`/`tryLock` return a version this process wrote,
@@ -12,7 +17,8 @@
 //! - `unlock-answer`: `unlock` answers true exactly when it released the lock,
 //!   and never leaves its own live lock behind;
 //! - `wait-by-watch`: while blocked in `lock`, store calls stay proportional
-//!   to the changes of the key (no polling, no busy loop);
+//!   to the changes of the key (no polling, no busy loop), and it never
+//!   sleeps while the key is held (see `crate::waiting`);
 //! - `prompt-wakeup`: on a calm network, a freed lock is taken again within a
 //!   few round trips by a waiting process;
 //! - `liveness`: nobody is left waiting when nothing more can happen;
@@ -25,7 +31,8 @@ use sim::{
     Scheduler,
 };
 
-use super::workload::{LockWorkload, LOCK_KEY};
+use super::workload::{LockStep, LockWorkload, LOCK_KEY};
+use crate::waiting::{polls, times};
 use crate::grade::{Case, Execution};
 use crate::report::Violation;
 
@@ -34,6 +41,9 @@ struct Holding {
     process: ProcessIndex,
     version: u64,
     since_ms: u64,
+    /// The TTL of the write that holds the key, and when it would expire.
+    ttl_ms: Option<u64>,
+    written_ms: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -42,6 +52,10 @@ struct InCall {
     started_ms: u64,
     calls: u64,
     changes_at_start: u64,
+    /// The TTL the harness passed (for `lock` and `tryLock`).
+    ttl_ms: Option<u64>,
+    /// Compare-and-swaps of the lock key made during the call.
+    attempts: u32,
     /// A successful lock write by this process during the call.
     acquired: Option<u64>,
     /// A successful delete by this process during the call.
@@ -79,6 +93,9 @@ struct Checker {
     /// A bound on one round trip, or None when faults make timing unbounded.
     round_trip_ms: Option<u64>,
     limits: sim::SimLimits,
+    /// Each process's script, and how many `lock`/`tryLock` calls it began.
+    scripts: Vec<Vec<LockStep>>,
+    acquires_begun: HashMap<ProcessIndex, usize>,
 }
 
 fn violation(
@@ -121,6 +138,8 @@ impl Checker {
             freed: None,
             round_trip_ms: calm.then_some(2 * (case.plan.latency_max_ms + bias_ms)),
             limits: case.limits.clone(),
+            scripts: case.workload.scripts.clone(),
+            acquires_begun: HashMap::new(),
         }
     }
 
@@ -140,6 +159,102 @@ impl Checker {
             .collect();
         waiting.sort_unstable();
         waiting
+    }
+
+    /// A store call or sleep, judged by what the caller was doing.
+    fn invoked(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        request: &Call,
+    ) -> Option<Violation> {
+        let name = process_name(process);
+        let holder = self.holder.clone();
+        let changes_now = self.changes;
+        let in_call = self.in_call.get_mut(&process)?;
+        in_call.calls += 1;
+        let function = in_call.function.clone();
+        let found = |rule: &str, message: String| violation(rule, message, index, at_ms, Some(process));
+        match request {
+            Call::Cas { key, next_value, ttl_ms, .. } if key == LOCK_KEY => {
+                if function == "unlock" {
+                    let ttl = match ttl_ms {
+                        Some(ttl_ms) => format!(" with ttlMs {ttl_ms}"),
+                        None => " with no TTL, so it would never expire".into(),
+                    };
+                    return found(
+                        "unlock-deletes",
+                        format!(
+                            "{name}'s unlock() wrote {next_value:?} to the lock key{ttl} instead of deleting it: a written key still looks held to everyone waiting. Release with delete(key, {{ version }})"
+                        ),
+                    );
+                }
+                if *next_value != name {
+                    return found(
+                        "value-is-name",
+                        format!(
+                            "{name}'s {function}() wrote {next_value:?} as the lock's value: write ctx.name ({name:?}), so that everyone can see who holds the lock"
+                        ),
+                    );
+                }
+                if function == "tryLock" {
+                    in_call.attempts += 1;
+                    if in_call.attempts > 1 {
+                        return found(
+                            "try-lock-once",
+                            format!(
+                                "{name}'s tryLock() made a second compareAndSwap after its first attempt: tryLock makes one attempt and returns null if it fails"
+                            ),
+                        );
+                    }
+                }
+            }
+            Call::Sleep { ms } if function == "tryLock" => {
+                return found(
+                    "try-lock-once",
+                    format!("{name}'s tryLock() slept {ms} ms: tryLock never waits; when its one attempt fails it returns null at once"),
+                );
+            }
+            Call::Watch { .. } if function == "tryLock" => {
+                return found(
+                    "try-lock-once",
+                    format!(
+                        "{name}'s tryLock() called {}: it waited for the lock as lock() does; tryLock makes one attempt and returns null at once if it fails",
+                        request.describe()
+                    ),
+                );
+            }
+            Call::Sleep { ms } if function == "lock" => {
+                if let Some(holding) = holder {
+                    let whom = if holding.process == process {
+                        format!("its own earlier lock (version {})", holding.version)
+                    } else {
+                        format!("{} (version {})", process_name(holding.process), holding.version)
+                    };
+                    return found(
+                        "wait-by-watch",
+                        format!(
+                            "{name} slept {ms} ms in lock() while the key was held by {whom}: sleeping is polling; wait with watch(key, version), which wakes you when that lock changes"
+                        ),
+                    );
+                }
+            }
+            _ => {}
+        }
+        let changes = changes_now - in_call.changes_at_start;
+        if function == "lock" && polls(in_call.calls, changes) {
+            return found(
+                "wait-by-watch",
+                format!(
+                    "{name} made {} calls while waiting in lock() for {} ms, though the lock changed {}: wait with watch(key, version) instead of retrying",
+                    in_call.calls,
+                    at_ms - in_call.started_ms,
+                    times(changes)
+                ),
+            );
+        }
+        None
     }
 
     fn key_freed(&mut self, at_ms: u64, index: usize) {
@@ -183,25 +298,7 @@ impl Checker {
         match (&event.happening, process) {
             (Happening::Invoke { call, request }, Some(process)) => {
                 self.requests.insert(*call, request.clone());
-                if let Some(in_call) = self.in_call.get_mut(&process) {
-                    in_call.calls += 1;
-                    let changes = self.changes - in_call.changes_at_start;
-                    if in_call.function == "lock" && in_call.calls > 2 * (changes + 1) + 2 {
-                        return violation(
-                            "wait-by-watch",
-                            format!(
-                                "{} made {} calls while waiting in lock() for {} ms, though the lock changed {}: wait with watch(key, version) instead of retrying",
-                                process_name(process),
-                                in_call.calls,
-                                at_ms - in_call.started_ms,
-                                times(changes)
-                            ),
-                            index,
-                            at_ms,
-                            Some(process),
-                        );
-                    }
-                }
+                return self.invoked(index, at_ms, process, request);
             }
             (Happening::Apply { call, result, .. }, Some(process)) => {
                 let request = self.requests.get(call).cloned();
@@ -230,23 +327,30 @@ impl Checker {
                                 );
                             }
                         }
-                        if ttl_ms.is_none() {
-                            return violation(
-                                "lock-has-ttl",
-                                format!(
-                                    "{} wrote the lock without a TTL: if it crashed, nobody could ever take the lock again. Pass {{ ttlMs }} to compareAndSwap",
-                                    process_name(process)
-                                ),
-                                index,
-                                at_ms,
-                                Some(process),
-                            );
+                        let asked = self.in_call.get(&process).and_then(|call| {
+                            call.ttl_ms.map(|ttl_ms| (call.function.clone(), ttl_ms))
+                        });
+                        let name = process_name(process);
+                        let wrong_ttl = match (ttl_ms, &asked) {
+                            (None, _) => Some(format!(
+                                "{name} wrote the lock without a TTL: if it crashed, nobody could ever take the lock again. Pass {{ ttlMs }} to compareAndSwap"
+                            )),
+                            (Some(written), Some((function, asked))) if written != *asked => Some(format!(
+                                "{name} wrote the lock with ttlMs {written}, but its {function}() call asked for {asked}{}: pass the ttlMs you were given",
+                                if written > 10 * asked { " (a lock that outlives a crashed holder by that much blocks everyone)" } else { "" }
+                            )),
+                            _ => None,
+                        };
+                        if let Some(message) = wrong_ttl {
+                            return violation("lock-has-ttl", message, index, at_ms, Some(process));
                         }
                         self.changes += 1;
                         self.holder = Some(Holding {
                             process,
                             version: *version,
                             since_ms: at_ms,
+                            ttl_ms,
+                            written_ms: at_ms,
                         });
                         self.written_by.insert(*version, process);
                         if let Some(in_call) = self.in_call.get_mut(&process) {
@@ -317,11 +421,28 @@ impl Checker {
         let name = ProcessName(process);
         match note {
             Note::Calling { function } => {
+                let ttl_ms = if function == "lock" || function == "tryLock" {
+                    let begun = self.acquires_begun.entry(process).or_insert(0);
+                    *begun += 1;
+                    self.scripts
+                        .get(process as usize)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|step| match step {
+                            LockStep::Lock { ttl_ms } | LockStep::TryLock { ttl_ms } => Some(*ttl_ms),
+                            _ => None,
+                        })
+                        .nth(*begun - 1)
+                } else {
+                    None
+                };
                 let in_call = InCall {
                     function: function.clone(),
                     started_ms: at_ms,
                     calls: 0,
                     changes_at_start: self.changes,
+                    ttl_ms,
+                    attempts: 0,
                     acquired: None,
                     deleted: false,
                 };
@@ -422,17 +543,33 @@ impl Checker {
             .map_or("its workload".to_string(), |call| {
                 format!("{}()", call.function)
             });
+        // A run that hit its time limit ended at the limit, whenever its last event was.
+        let end_ms = match &execution.ending {
+            Ending::Limit { limit: sim::Limit::Time } => end_ms.max(self.limits.time_ms_max),
+            _ => end_ms,
+        };
         let holder = match &self.holder {
-            Some(holding) => match self.crashed_at.get(&holding.process) {
-                Some(crashed_ms) => format!(
-                    "; the lock still belonged to {}, which crashed at t={crashed_ms} ms",
-                    process_name(holding.process)
-                ),
-                None => format!("; the lock belonged to {}", process_name(holding.process)),
-            },
+            Some(holding) => {
+                let owner = process_name(holding.process);
+                let whose = match self.crashed_at.get(&holding.process) {
+                    Some(crashed_ms) => format!("; the lock still belonged to {owner}, which crashed at t={crashed_ms} ms"),
+                    None => format!("; the lock belonged to {owner}"),
+                };
+                let expiry = match holding.ttl_ms {
+                    Some(ttl_ms) if holding.written_ms + ttl_ms > end_ms => format!(
+                        ", written at t={} ms with ttlMs {ttl_ms}, so it would expire only at t={} ms, after the run's end",
+                        holding.written_ms,
+                        holding.written_ms + ttl_ms
+                    ),
+                    None => format!(", written at t={} ms with no TTL", holding.written_ms),
+                    _ => String::new(),
+                };
+                format!("{whose}{expiry}")
+            }
             None => String::new(),
         };
         let why = match &execution.ending {
+            Ending::Limit { limit: sim::Limit::Time } => format!(" (its time limit of {} ms)", self.limits.time_ms_max),
             Ending::Limit { limit } => format!(" ({})", limit.describe(&self.limits)),
             _ => " (nothing more could happen)".to_string(),
         };
@@ -443,13 +580,5 @@ impl Checker {
             end_ms,
             Some(first),
         )
-    }
-}
-
-fn times(count: u64) -> String {
-    match count {
-        0 => "never".into(),
-        1 => "once".into(),
-        _ => format!("{count} times"),
     }
 }

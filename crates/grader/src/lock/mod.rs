@@ -274,8 +274,8 @@ impl crate::dynamic::Hosted for LockExercise {
         &INFO
     }
 
-    fn reference_execution(&self, case: &Case<LockWorkload>) -> Execution {
-        run_rust(lock::LockVariant::Reference, case)
+    fn implementations(&self) -> Vec<crate::dynamic::Implementation<LockWorkload>> {
+        crate::dynamic::Implementation::of(lock::LockVariant::Reference, &lock::LockVariant::BUGGY, run_rust)
     }
 
     fn lab_run(&self) -> Option<LabRun<LockWorkload>> {

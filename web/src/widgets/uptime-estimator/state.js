@@ -128,10 +128,12 @@ export function ninesWords(nines) {
   return NINE_WORDS[Math.min(nines, NINE_WORDS.length - 1)];
 }
 
-/** A duration for people: "0.86 s", "2 s", "2 min", "1 h 12 min", "3.2 days". */
+/** A duration for people: "0.86 s", "0.0017 s", "2 s", "2 min", "1 h 12 min", "1 day", "3.2 days". */
 export function formatDuration(seconds) {
   if (seconds === 0) return "0 s";
-  if (seconds < 10) return `${trim(seconds.toFixed(seconds < 1 ? 2 : 1))} s`;
+  // Under a second, two significant digits: a tiny downtime must not read as "0 s".
+  if (seconds < 1) return seconds < 0.001 ? `${trim((seconds * 1000).toPrecision(2))} ms` : `${trim(seconds.toPrecision(2))} s`;
+  if (seconds < 10) return `${trim(seconds.toFixed(1))} s`;
   if (seconds < 60) return `${Math.round(seconds)} s`;
   if (seconds < 3_600) {
     const minutes = Math.floor(seconds / 60);
@@ -143,7 +145,8 @@ export function formatDuration(seconds) {
     const minutes = Math.round((seconds - hours * 3_600) / 60);
     return minutes === 0 || minutes === 60 ? `${Math.round(seconds / 3_600)} h` : `${hours} h ${minutes} min`;
   }
-  return `${trim((seconds / DAY_SECONDS).toFixed(1))} days`;
+  const days = trim((seconds / DAY_SECONDS).toFixed(1));
+  return `${days} ${days === "1" ? "day" : "days"}`;
 }
 
 function trim(text) {

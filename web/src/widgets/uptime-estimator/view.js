@@ -121,8 +121,10 @@ export function mountUptimeEstimator(root) {
   function renderResults(figures) {
     const { parts, downtimePerDaySeconds, availability, nines } = figures;
     if (parts.length === 0) {
-      headline.replaceChildren(h("strong", { class: "uptime-figure" }, "100 %"), h("span", { class: "uptime-nines" }, " nothing counted yet"));
-      downtimeLine.textContent = "Switch on at least one kind of failure.";
+      // Nothing counted: either every kind of failure is off, or those that are on have a field to fix.
+      const invalid = Object.keys(figures.errors).length > 0;
+      headline.replaceChildren(h("strong", { class: "uptime-figure" }, invalid ? "—" : "100 %"), h("span", { class: "uptime-nines" }, invalid ? " fix the marked field" : " nothing counted yet"));
+      downtimeLine.textContent = invalid ? "A field above is not a number I can use; its message says what to enter." : "Switch on at least one kind of failure.";
       arithmetic.textContent = "";
       budget.textContent = "";
       renderScale(0);

@@ -26,6 +26,7 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   const { freeze, getOwnPropertyNames, getPrototypeOf, isFrozen } = Object;
   const { stringify, parse } = JSON;
   const isSafeInteger = Number.isSafeInteger;
+  const ceil = Math.ceil;
   const { describe, read, isWellFormed, halt, isStopped, consoleLinesMax } = tools;
   const workload = parse(workloadJson);
   /** The largest TTL and sleep accepted: a day (the store's own TTL limit). */
@@ -189,13 +190,22 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
             : wholeNumberProblem("watch", "afterVersion", afterVersion, 0, Number.MAX_SAFE_INTEGER));
         return checked(problem, process, { op: "watch", key, afterVersion });
       },
+      list(prefix) {
+        return checked(() => stringProblem("list", "prefix", prefix), process, { op: "list", prefix });
+      },
     };
   }
 
+  /**
+   * `ctx.sleep(ms)`: a fraction of a millisecond (`ttlMs / 5` …) is rounded
+   * up, so a sleep never ends early and the kernel only sees whole
+   * milliseconds, as the Rust host's `Ctx::sleep(u64)` does.
+   */
   function sleepOf(process) {
     return (ms) => {
-      const problem = () => (ms === undefined ? "sleep: ms must be a whole number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", ms, 0, MS_MAX));
-      return checked(problem, process, { op: "sleep", ms });
+      const whole = typeof ms === "number" && ms > 0 && ms <= MS_MAX ? ceil(ms) : ms;
+      const problem = () => (whole === undefined ? "sleep: ms must be a number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", whole, 0, MS_MAX));
+      return checked(problem, process, { op: "sleep", ms: whole });
     };
   }
 
@@ -392,10 +402,61 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
     return Promise.resolve();
   }
 
+  // ---- the election exercise (crates/grader/src/election/harness.rs) ---
+  const ELECTION_PREFIX = "election/";
+
+  /** `{ key, version }` from campaign's result, each field read once; null if it is not one. */
+  function leadershipOf(value) {
+    const version = versionOf(value);
+    if (version === null) return null;
+    const key = read(value, "key");
+    if (key.failed || typeof key.value !== "string" || key.value.length === 0 || textProblem("campaign", "key", key.value) !== null) return null;
+    return { key: key.value, version };
+  }
+
+  async function runCandidate(process, exports, ctx, script) {
+    let leading = null;
+    for (let index = 0; index < script.length; index += 1) {
+      const step = script[index];
+      switch (step.step) {
+        case "sleep":
+          await ctx.sleep(step.ms);
+          break;
+        case "campaign": {
+          const result = await callLearner(process, exports, "campaign", [ctx, ELECTION_PREFIX, step.ttlMs]);
+          const leadership = leadershipOf(result);
+          if (leadership === null) {
+            throw failure("campaign() returned " + describeValue(result) + "; expected { key, version }: your own key and the version of the compareAndSwap that created it");
+          }
+          leading = leadership;
+          note(process, { note: "elected", key: leadership.key, version: leadership.version });
+          break;
+        }
+        case "lead":
+          if (leading !== null) await ctx.sleep(step.ms);
+          break;
+        case "resign":
+          if (leading !== null) {
+            const { key, version } = leading;
+            leading = null;
+            const ok = await callLearner(process, exports, "resign", [ctx, harden({ key, version })]);
+            if (typeof ok !== "boolean") {
+              throw failure("resign() returned " + describeValue(ok) + "; expected true (your key was deleted) or false");
+            }
+            note(process, { note: "resigned", key, version, ok });
+          }
+          break;
+        default:
+          throw failure("the harness does not know the step " + describeValue(step));
+      }
+    }
+  }
+
   const SCRIPT_RUNNERS = {
     lock: (process, exports, ctx) => runLockScript(process, exports, ctx, workload.scripts[process] || []),
     lease: runReplica,
     fencing: runFencingProcess,
+    election: (process, exports, ctx) => runCandidate(process, exports, ctx, workload.scripts[process] || []),
   };
 
   const setClocks = (nowsText) => {
@@ -461,6 +522,9 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
           break;
         case "watch":
           waiter.resolve(reply.event);
+          break;
+        case "list":
+          waiter.resolve({ version: reply.version, records: reply.records });
           break;
         case "slept":
           waiter.resolve(undefined);

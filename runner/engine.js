@@ -13,7 +13,7 @@
 // wasm bytes come from differs, so the caller passes them in.
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import releaseSyncVariant from "@jitl/quickjs-wasmfile-release-sync";
-import initLeaselab, * as leaselab from "../../pkg/leaselab.js";
+import initLeaselab, * as leaselab from "../web/pkg/leaselab.js";
 
 /** Spare QuickJS instances kept ready before each grading. */
 const SPARE_INSTANCES = 4;

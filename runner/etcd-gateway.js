@@ -6,15 +6,37 @@
 // Mapping: a key's `version` is etcd's mod_revision (store-wide, the
 // fencing token) and `keyVersion` etcd's per-key version; `ttlMs` becomes a
 // lease of ceil(ttlMs / 1000) seconds, at least etcd's minimum of 2; a watch
-// reports an expiry as "delete" (etcd does not tell them apart).
+// reports an expiry as "delete" (etcd does not tell them apart); a record's
+// `createVersion` is etcd's create_revision.
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function toBase64(text) {
+function bytesToBase64(bytes) {
   let binary = "";
-  for (const byte of encoder.encode(text)) binary += String.fromCharCode(byte);
+  for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary);
+}
+
+function toBase64(text) {
+  return bytesToBase64(encoder.encode(text));
+}
+
+/**
+ * The end of the key range that holds every key starting with `prefix`, as
+ * etcd's clients compute it: the prefix with its last byte below 0xff
+ * incremented and what follows dropped ("\0", every key, if there is none).
+ */
+export function prefixRangeEnd(prefix) {
+  const bytes = encoder.encode(prefix);
+  for (let index = bytes.length - 1; index >= 0; index -= 1) {
+    if (bytes[index] < 0xff) {
+      const end = bytes.slice(0, index + 1);
+      end[index] += 1;
+      return bytesToBase64(end);
+    }
+  }
+  return bytesToBase64(new Uint8Array([0]));
 }
 
 function fromBase64(text) {
@@ -74,6 +96,12 @@ export function createEtcdGateway(endpoint, { fetch: fetchImpl = fetch } = {}) {
       ];
       const answer = await json("/v3/kv/txn", { compare, success: [{ request_delete_range: { key: toBase64(key) } }], failure: [] });
       return { reply: "delete", ok: Boolean(answer.succeeded) };
+    },
+    /** Every key under `prefix`, oldest first: a range over the prefix sorted by create revision. */
+    async list(prefix) {
+      const answer = await json("/v3/kv/range", { key: toBase64(prefix), range_end: prefixRangeEnd(prefix), sort_order: "ASCEND", sort_target: "CREATE" });
+      const records = (answer.kvs ?? []).map((kv) => ({ key: fromBase64(kv.key), ...record(kv), createVersion: Number(kv.create_revision) }));
+      return { reply: "list", version: Number(answer.header.revision), records };
     },
     /** Resolves with the first change after `afterVersion`; `signal` cancels it. */
     async watch(key, afterVersion, signal) {

@@ -4,11 +4,11 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import initLeaselab, * as leaselab from "../../pkg/leaselab.js";
-import { loadEngines } from "./engine.js";
-import { registryOf } from "./registry.js";
+import initLeaselab, * as leaselab from "../../web/pkg/leaselab.js";
+import { loadEngines } from "../engine.js";
+import { registryOf } from "../registry.js";
 
-const LEASELAB_WASM = fileURLToPath(new URL("../../pkg/leaselab_bg.wasm", import.meta.url));
+const LEASELAB_WASM = fileURLToPath(new URL("../../web/pkg/leaselab_bg.wasm", import.meta.url));
 const QUICKJS_WASM = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
 
 async function readLeaselabWasm() {

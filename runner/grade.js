@@ -94,14 +94,15 @@ function formatBytes(bytes) {
  * missing export), one sentence each, and no tests.
  */
 export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun }) {
-  const spec = registryOf(engines.leaselab).exercise(exercise);
+  const registry = registryOf(engines.leaselab);
+  const spec = registry.exercise(exercise);
   const file = fileName ?? spec.file;
   // A fresh QuickJS instance for this submission: nothing an earlier one did can reach it.
   engines.quickjs.beginSubmission();
   await engines.quickjs.refill();
   const problems = preflight(engines.quickjs, { spec, source, fileName: file });
   if (problems.length > 0) {
-    return { exercise, score: 0, maxScore: spec.maxScore, problems, tests: [] };
+    return { exercise, graderVersion: registry.graderVersion, score: 0, maxScore: spec.maxScore, problems, tests: [] };
   }
   const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits });
   try {

@@ -81,6 +81,8 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
         return gateway.compareAndSwap(call.key, call.nextValue, call.currentValue, call.version, call.ttlMs);
       case "delete":
         return gateway.delete(call.key, call.version);
+      case "list":
+        return gateway.list(call.prefix);
       case "watch": {
         const controller = new AbortController();
         aborts.add(controller);

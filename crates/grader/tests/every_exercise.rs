@@ -1,0 +1,38 @@
+//! What must hold for every exercise alike, in one loop over the registry:
+//! grading is deterministic byte for byte, and every failure's replay token
+//! reproduces its run exactly (the same trace up to the violation, the same
+//! violation). A new exercise is covered by registering it.
+
+use grader::dynamic::EXERCISE_LIST;
+use grader::{GradeOptions, Status};
+
+#[test]
+fn grading_is_deterministic_byte_for_byte_for_every_implementation_of_every_exercise() {
+    let options = GradeOptions { seeds: 60, ..GradeOptions::default() };
+    for exercise in EXERCISE_LIST {
+        for (index, (name, _)) in exercise.implementation_names().into_iter().enumerate() {
+            let first = serde_json::to_string(&exercise.grade_implementation(index, &options)).unwrap();
+            let second = serde_json::to_string(&exercise.grade_implementation(index, &options)).unwrap();
+            assert_eq!(first, second, "{} / {name}", exercise.info().name);
+        }
+    }
+}
+
+#[test]
+fn every_replay_token_reproduces_its_shrunk_failure_exactly() {
+    let options = GradeOptions::default();
+    for exercise in EXERCISE_LIST {
+        let exercise_name = exercise.info().name;
+        for (index, (name, buggy)) in exercise.implementation_names().into_iter().enumerate() {
+            let report = exercise.grade_implementation(index, &options);
+            assert_eq!(report.passed(), !buggy, "{exercise_name} / {name}: the reference passes and every buggy variant fails");
+            for test in report.tests.iter().filter(|test| test.status == Status::Failed) {
+                let counterexample = test.counterexample.as_ref().unwrap();
+                let (execution, violation) = exercise.replay_implementation(index, &counterexample.replay_token).unwrap();
+                // The report's trace ends at the violation; the replay goes on after it.
+                assert_eq!(execution.trace[..counterexample.trace.len()], counterexample.trace[..], "{exercise_name} / {name} / {}", test.name);
+                assert_eq!(violation.as_ref(), Some(&counterexample.violation), "{exercise_name} / {name} / {}", test.name);
+            }
+        }
+    }
+}

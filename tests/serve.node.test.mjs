@@ -1,0 +1,63 @@
+// The lesson's static server (web/serve.mjs): its options, the PORT and
+// HOST environment variables, --help, and bad values named.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { parseServeArgs, UsageError } from "../web/serve.mjs";
+
+const SERVE = fileURLToPath(new URL("../web/serve.mjs", import.meta.url));
+const defaults = { root: "web/dist", port: 8080, host: "127.0.0.1" };
+
+const cases = [
+  ["nothing: the defaults", [], {}, defaults],
+  ["PORT and HOST from the environment", [], { PORT: "9000", HOST: "0.0.0.0" }, { ...defaults, port: 9000, host: "0.0.0.0" }],
+  ["flags win over the environment", ["--port", "9100", "--host", "::1"], { PORT: "9000", HOST: "0.0.0.0" }, { ...defaults, port: 9100, host: "::1" }],
+  ["--flag=value", ["--port=0", "--root=elsewhere"], {}, { ...defaults, port: 0, root: "elsewhere" }],
+  ["an empty PORT is no PORT", [], { PORT: "" }, defaults],
+  ["--help", ["--port", "1", "--help"], {}, { help: true }],
+];
+for (const [what, argv, env, expected] of cases) {
+  test(`serve options: ${what}`, () => assert.deepEqual(parseServeArgs(argv, env), expected));
+}
+
+const refusals = [
+  [["--port", "http"], {}, /--port must be a port number from 0 to 65535, got "http"/],
+  [["--port", "65536"], {}, /--port must be a port number/],
+  [[], { PORT: "eighty" }, /the PORT environment variable must be a port number from 0 to 65535, got "eighty"/],
+  [["--host"], {}, /--host needs a value/],
+  [["--verbose"], {}, /unknown option "--verbose"/],
+];
+for (const [argv, env, message] of refusals) {
+  test(`serve options: ${JSON.stringify(argv)} ${JSON.stringify(env)} is refused, saying why`, () => {
+    assert.throws(() => parseServeArgs(argv, env), (error) => error instanceof UsageError && message.test(error.message));
+  });
+}
+
+test("node web/serve.mjs --help prints its usage and exits 0; a bad option exits 2 with one line", () => {
+  const help = spawnSync("node", [SERVE, "--help"], { encoding: "utf8" });
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /^usage: node web\/serve\.mjs/);
+  assert.match(help.stdout, /PORT and HOST environment variables/);
+  const bad = spawnSync("node", [SERVE, "--port", "x"], { encoding: "utf8", env: { ...process.env, PORT: "" } });
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr.trim().split("\n").length, 1);
+  assert.match(bad.stderr, /--port must be a port number/);
+});
+
+test("the server listens on the port and address PORT and HOST name", async () => {
+  const { spawn } = await import("node:child_process");
+  const child = spawn("node", [SERVE, "--root", fileURLToPath(new URL("../web/static", import.meta.url))], { env: { ...process.env, PORT: "0", HOST: "127.0.0.1" } });
+  try {
+    const line = await new Promise((resolve, reject) => {
+      child.stdout.once("data", (data) => resolve(String(data)));
+      child.once("exit", (code) => reject(new Error(`the server exited (${code})`)));
+    });
+    const url = /served at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(line)?.[1];
+    assert.ok(url, line);
+    const response = await fetch(`${url}style.css`);
+    assert.equal(response.status, 200);
+  } finally {
+    child.kill();
+  }
+});
