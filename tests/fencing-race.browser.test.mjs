@@ -61,7 +61,7 @@ async function axeOnWidget(page) {
 
 /** The bundle's chunk that holds the widget's code (its file name is hashed). */
 function widgetChunk() {
-  const dist = new URL("../web/dist", import.meta.url);
+  const dist = new URL("../web/dist/", import.meta.url);
   const names = readdirSync(dist).filter((name) => name.endsWith(".js") && readFileSync(new URL(name, dist), "utf8").includes("fr-verdict-title"));
   assert.equal(names.length, 1, `one chunk holds the widget's view: ${names}`);
   return names[0];
