@@ -23,7 +23,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
 import { gradeSource } from "../runner/grade.js";
 
-const CORPUS = new URL("./fixtures/accuracy", import.meta.url);
+const CORPUS = new URL("./fixtures/accuracy/", import.meta.url);
 const registry = await loadNodeRegistry();
 /** The exercises with a corpus folder, in the registry's order. */
 const EXERCISES = registry.names.filter((name) => readdirSync(CORPUS).includes(name));

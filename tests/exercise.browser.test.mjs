@@ -13,7 +13,7 @@ import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
 const registry = await loadNodeRegistry();
 import { gradeSource } from "../runner/grade.js";
 
-const LESSON = new URL("../exercises/ownership-election", import.meta.url);
+const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
 const read = (path) => readFileSync(new URL(path, LESSON), "utf8");
 
 let session;

@@ -18,7 +18,7 @@ import { startBrowser, screenshot } from "./support/browser.mjs";
 import { answerQuestion, fileFromTar, lessonJson, openLesson, quizBlock } from "./support/lesson.mjs";
 
 const lesson = lessonJson();
-const LESSON = new URL("../exercises/ownership-election", import.meta.url);
+const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
 const read = (path) => readFileSync(new URL(path, LESSON), "utf8");
 const SUFFIX = process.env.LEASELAB_SHOT_SUFFIX ?? "";
 const shot = (target, name, options) => screenshot(target, `learner-${name}${SUFFIX}`, options);

@@ -8,8 +8,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
 import { gradeSource } from "../runner/grade.js";
 
-const LESSON = new URL("../exercises/ownership-election", import.meta.url);
-const FIXTURES = new URL("./fixtures/submissions", import.meta.url);
+const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
+const FIXTURES = new URL("./fixtures/submissions/", import.meta.url);
 const OPTIONS = { seeds: 100 };
 
 let engines;

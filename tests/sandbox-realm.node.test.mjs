@@ -9,7 +9,7 @@ import { loadNodeEngines } from "../runner/node/engines.js";
 import { gradeSource } from "../runner/grade.js";
 import { createSandbox } from "../runner/sandbox.js";
 
-const LESSON = new URL("../exercises/ownership-election", import.meta.url);
+const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
 const solution = (exercise) => readFileSync(new URL(`${exercise}/solution.js`, LESSON), "utf8");
 
 let engines;

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../../web/serve.mjs";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const ARTIFACTS_DIR = `${ROOT}test-artifacts`;
 
 /** Flags that keep Chromium quiet and offline on a machine with no network. */

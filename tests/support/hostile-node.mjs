@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const WORKER_URL = new URL("./hostile-worker.mjs", import.meta.url);
 
 /** Time allowed for a thread to load the engines before its first job. */

@@ -26,8 +26,8 @@ import { loadNodeRegistry } from "../../runner/node/engines.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-export const CORPUS_DIR = fileURLToPath(new URL("../fixtures/hostile", import.meta.url));
-export const LESSON_DIR = fileURLToPath(new URL("../../exercises/ownership-election", import.meta.url));
+export const CORPUS_DIR = fileURLToPath(new URL("../fixtures/hostile/", import.meta.url));
+export const LESSON_DIR = fileURLToPath(new URL("../../exercises/ownership-election/", import.meta.url));
 export const { names: EXERCISES } = await loadNodeRegistry();
 export const DEFAULT_SEEDS = 5;
 

@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { openPage } from "./browser.mjs";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const LESSON_JSON = `${ROOT}target/lesson/ownership-election.json`;
 export const STORAGE_KEY = "leaselab:ownership-election:progress";
 

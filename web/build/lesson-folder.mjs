@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const manifest = JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8"));
 const relative = process.env.LEASELAB_LESSON || manifest.leaselab?.lesson;
 if (!relative) throw new Error(`package.json has no "leaselab": { "lesson": "exercises/<folder>" }; add it (it names the lesson)`);

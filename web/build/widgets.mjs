@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const WIDGETS_DIR = fileURLToPath(new URL("../src/widgets", import.meta.url));
+export const WIDGETS_DIR = fileURLToPath(new URL("../src/widgets/", import.meta.url));
 const FIELDS = { title: "string", intro: "string", waiting: "string" };
 
 /** `{ name: { title, intro, waiting, wasm } }`, or an error naming the file and what to fix. */
