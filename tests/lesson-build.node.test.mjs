@@ -3,13 +3,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { highlight, highlightBlocks } from "../web/build/highlight.mjs";
 import { scopeCss, scopeSvg, svgTitle } from "../web/build/svg.mjs";
 import { renderPage, lessonData } from "../web/build/page.mjs";
 import { progressCounts, renderTocMarks } from "../web/src/lesson/progress-view.js";
+import { storageKey } from "../web/src/storage/progress.js";
 import { emptyProgress, update } from "../web/src/storage/schema.js";
 import { makeTar } from "../web/src/lesson/tar.js";
 import { solutionFiles } from "../web/src/lesson/actions.js";
@@ -127,4 +128,22 @@ test("the widget registry is the folder web/src/widgets: the page builder reads 
   assert.throws(() => readWidgets(dir), /a widget needs view\.js/);
   writeFileSync(join(dir, "spinner", "view.js"), "export const load = async () => () => {};\n");
   assert.deepEqual(Object.keys(readWidgets(dir)), ["spinner"]);
+});
+
+test("a lesson is a folder: a second, tiny lesson renders through the same build into a page of its own, with its own id, exercises and storage key", () => {
+  const ROOT = new URL("../", import.meta.url).pathname;
+  const dir = mkdtempSync(join(tmpdir(), "leaselab-second-lesson-"));
+  const json = join(dir, "lesson.json");
+  // The content crate's clean fixture is a complete lesson of one exercise: render it as the build does.
+  execFileSync("cargo", ["run", "--quiet", "-p", "content", "--", "render", "crates/content/tests/fixtures/clean", "--out", json], { cwd: ROOT, stdio: "inherit" });
+  const html = join(dir, "index.html");
+  execFileSync("node", ["web/build/render-page.mjs", "--lesson", json, "--out", html], { cwd: ROOT });
+  const page = readFileSync(html, "utf8");
+  const script = /<script type="application\/json" id="lesson-data">([\s\S]*?)<\/script>/.exec(page)?.[1];
+  assert.ok(script, "the page carries its lesson's data");
+  const data = JSON.parse(script);
+  assert.equal(data.id, "clean");
+  assert.deepEqual(Object.keys(data.exercises), ["fencing"]);
+  assert.equal(storageKey(data.id), "leaselab:clean:progress");
+  assert.notEqual(storageKey(data.id), storageKey(lessonJson().id), "two lessons never share progress");
 });

@@ -3,7 +3,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { emptyExercise, emptyProgress, readSaved, serialize, update, SCHEMA_VERSION, LIMITS } from "../web/src/storage/schema.js";
-import { createProgressStore, memoryStorage, STORAGE_KEY, UNREADABLE_PREFIX } from "../web/src/storage/progress.js";
+import { createProgressStore as createStore, memoryStorage, storageKey, unreadablePrefix } from "../web/src/storage/progress.js";
+
+// Progress is kept per lesson, under a key named after the lesson's folder.
+const LESSON_ID = "a-lesson";
+const STORAGE_KEY = storageKey(LESSON_ID);
+const UNREADABLE_PREFIX = unreadablePrefix(STORAGE_KEY);
+const createProgressStore = (options = {}) => createStore({ lessonId: LESSON_ID, ...options });
 
 const answer = (choice, correct = true) => ({ choice, correct, fingerprint: null, at: 1 });
 const full = {
@@ -222,4 +228,15 @@ test("store: listeners hear every change with its action; reset reaches them too
   stop();
   store.markSectionRead("02");
   assert.deepEqual(heard, ["section-read", "reset"], "no event for a change that changes nothing, none after unsubscribing");
+});
+
+test("two lessons never share progress: each keeps its own key, named after its folder", () => {
+  const storage = memoryStorage();
+  const first = createStore({ lessonId: "ownership-election", storage });
+  const second = createStore({ lessonId: "another-lesson", storage });
+  first.setDraft("lock", "first");
+  first.flush();
+  assert.equal(second.getDraft("lock"), null);
+  assert.equal(JSON.parse(storage.getItem("leaselab:ownership-election:progress")).exercises.lock.draft, "first");
+  assert.equal(storage.getItem("leaselab:another-lesson:progress"), null);
 });

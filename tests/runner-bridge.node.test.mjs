@@ -116,7 +116,7 @@ test("applyOutbox: a stop ends the batch there; unreadable or out-of-step lines 
     assert.equal(sim.applyOutbox(`n0|{"note":"console","text":"hi"}\ns0|${reason}\nc0|{"op":"sleep","ms":5}`), reason);
     assert.match(sim.applyOutbox("x0|"), /could not record \(an outbox line of an unknown kind\)/);
     assert.match(sim.applyOutbox("c0"), /could not record \(an outbox line without a separator\)/);
-    assert.match(sim.applyOutbox("|"), /could not record \(an empty outbox line\)/);
+    assert.match(sim.applyOutbox("|"), /could not record \(an outbox line that names no kind\)/);
     assert.match(sim.applyOutbox('c0|{"op":"fly"}'), /could not record \(a store call: unknown variant `fly`/);
     // Numbers a u64 cannot hold, and a lone surrogate, are refused by name, not with an exception.
     assert.match(sim.applyOutbox('c0|{"op":"sleep","ms":1e21}'), /could not record \(a store call:/);

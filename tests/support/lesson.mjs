@@ -6,15 +6,18 @@ import { existsSync, readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { openPage } from "./browser.mjs";
+import { LESSON_DIR, LESSON_ID } from "../../web/build/lesson-folder.mjs";
+import { storageKey } from "../../web/src/storage/progress.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-export const LESSON_JSON = `${ROOT}target/lesson/ownership-election.json`;
-export const STORAGE_KEY = "leaselab:ownership-election:progress";
+/** The rendered lesson as `cargo xtask build` writes it: `target/lesson/<id>.json`. */
+export const LESSON_JSON = `${ROOT}target/lesson/${LESSON_ID}.json`;
+export const STORAGE_KEY = storageKey(LESSON_ID);
 
 /** The rendered lesson, as `cargo xtask build` left it (rendered here if missing). */
 export function lessonJson() {
   if (!existsSync(LESSON_JSON)) {
-    execFileSync("cargo", ["run", "--quiet", "-p", "content", "--", "render", "exercises/ownership-election", "--out", LESSON_JSON], { cwd: ROOT, stdio: "inherit" });
+    execFileSync("cargo", ["run", "--quiet", "-p", "content", "--", "render", LESSON_DIR, "--out", LESSON_JSON], { cwd: ROOT, stdio: "inherit" });
   }
   return JSON.parse(readFileSync(LESSON_JSON, "utf8"));
 }

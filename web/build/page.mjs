@@ -108,6 +108,7 @@ export function lessonData(lesson) {
     exercises[name] = { name, title: exercise.title, file: exercise.file, exports: exercise.exports, starter: exercise.starter, hintsTotal: exercise.hints.length, lab: exercise.lab };
   }
   return {
+    id: lesson.id,
     title: lesson.title,
     sections: lesson.sections.map((section) => ({
       id: section.id,

@@ -85,7 +85,7 @@ function readLessonData() {
 }
 
 function startLesson(lesson) {
-  const progress = createProgressStore();
+  const progress = createProgressStore({ lessonId: lesson.id });
   // Drafts are saved a moment after typing stops; leaving the page saves at once.
   addEventListener("pagehide", () => progress.flush());
   document.addEventListener("visibilitychange", () => {

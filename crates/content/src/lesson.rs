@@ -25,6 +25,8 @@ pub const KNOWN_WIDGETS: &[&str] = include!(concat!(env!("OUT_DIR"), "/widgets.r
 /// A whole lesson.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lesson {
+    /// The lesson's id: its folder's name.
+    pub id: String,
     /// The lesson's title, from `lesson.toml`.
     pub title: String,
     /// Its summary, from `lesson.toml`.
@@ -55,12 +57,20 @@ pub struct Checked {
 }
 
 /// Loads the lesson in `dir` and checks all of it.
+/// A lesson's id is its folder's name (`exercises/ownership-election` →
+/// `ownership-election`): storage keys and exports use it, so a second
+/// lesson is a second folder and never shares a learner's progress.
+fn lesson_id(dir: &Path) -> String {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    dir.file_name().map_or_else(|| "lesson".to_string(), |name| name.to_string_lossy().into_owned())
+}
+
 pub fn check_lesson(dir: &Path) -> Checked {
     let files = LessonFiles::new(dir);
     let mut loader = Loader {
         files: &files,
         diagnostics: Diagnostics::default(),
-        lesson: Lesson::default(),
+        lesson: Lesson { id: lesson_id(dir), ..Lesson::default() },
         strictness: Strictness::MdbookQuiz,
         first_embeds: BTreeMap::new(),
         loaded_quizzes: Vec::new(),

@@ -23,6 +23,9 @@ pub const FORMAT_VERSION: u32 = 1;
 pub struct RenderedLesson {
     /// [`FORMAT_VERSION`].
     pub format_version: u32,
+    /// The lesson's id: its folder's name (storage keys and exports use it,
+    /// so two lessons never share a learner's progress).
+    pub id: String,
     /// The lesson's title.
     pub title: String,
     /// Its summary.
@@ -204,6 +207,7 @@ pub struct RenderedDiagram {
 pub fn render_lesson(lesson: &Lesson) -> RenderedLesson {
     RenderedLesson {
         format_version: FORMAT_VERSION,
+        id: lesson.id.clone(),
         title: lesson.title.clone(),
         summary: lesson.summary.clone(),
         source: lesson.source.clone(),

@@ -3,14 +3,14 @@
 import { makeTar } from "./tar.js";
 import { PROGRESS_FILE_NAME, progressFileText, readProgressFile } from "./transfer.js";
 
-/** The folder the exported files sit in, inside the .tar. */
-export const EXPORT_FOLDER = "ownership-election";
-export const EXPORT_FILE_NAME = "ownership-election-solutions.tar";
+/** The export's folder and file names, from the lesson's id (its folder's name). */
+export const exportFolder = (lesson) => lesson.id;
+export const exportFileName = (lesson) => `${lesson.id}-solutions.tar`;
 
 /** The exported files: each exercise's draft, or its starter when there is none yet. */
 export function solutionFiles(lesson, progress) {
   return Object.values(lesson.exercises).map((exercise) => ({
-    name: `${EXPORT_FOLDER}/${exercise.file}`,
+    name: `${exportFolder(lesson)}/${exercise.file}`,
     text: progress.getDraft(exercise.name) ?? exercise.starter,
     isDraft: progress.getDraft(exercise.name) !== null,
   }));
@@ -26,18 +26,18 @@ export function mountActions(document, lesson, progress) {
     progress.flush();
     const files = solutionFiles(lesson, progress);
     // Beside the code (what the command-line grader reads), everything else: see transfer.js for the format.
-    const progressFile = { name: `${EXPORT_FOLDER}/${PROGRESS_FILE_NAME}`, text: progressFileText({ lessonId: EXPORT_FOLDER, progress: progress.snapshot() }) };
+    const progressFile = { name: `${exportFolder(lesson)}/${PROGRESS_FILE_NAME}`, text: progressFileText({ lessonId: lesson.id, progress: progress.snapshot() }) };
     const archive = makeTar([...files, progressFile], Date.now() / 1000);
     const url = URL.createObjectURL(new Blob([archive], { type: "application/x-tar" }));
-    const link = Object.assign(document.createElement("a"), { href: url, download: EXPORT_FILE_NAME });
+    const link = Object.assign(document.createElement("a"), { href: url, download: exportFileName(lesson) });
     document.body.append(link);
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
     const drafts = files.filter((file) => file.isDraft).length;
-    say(`Downloaded ${EXPORT_FILE_NAME}: ${files.length} files (${drafts} with your code, ${files.length - drafts} still the starter) and ${PROGRESS_FILE_NAME} (your answers, hints and results). "Import progress…" reads it back.`);
+    say(`Downloaded ${exportFileName(lesson)}: ${files.length} files (${drafts} with your code, ${files.length - drafts} still the starter) and ${PROGRESS_FILE_NAME} (your answers, hints and results). "Import progress…" reads it back.`);
   });
-  mountImport(document, progress, say);
+  mountImport(document, lesson, progress, say);
 
   const dialog = document.getElementById("reset-dialog");
   const opener = document.querySelector('button[data-action="reset"]');
@@ -58,7 +58,7 @@ export function mountActions(document, lesson, progress) {
 }
 
 /** Where a message for after the reload that follows an import waits. */
-const IMPORT_NOTE_KEY = `leaselab:${EXPORT_FOLDER}:imported`;
+const importNoteKey = (lesson) => `leaselab:${lesson.id}:imported`;
 
 /**
  * "Import progress…": a button beside Export (made here, as the panel is
@@ -66,7 +66,7 @@ const IMPORT_NOTE_KEY = `leaselab:${EXPORT_FOLDER}:imported`;
  * everything as it was and says why; an accepted one replaces the progress
  * and reloads the page, so every quiz, hint and editor shows what was imported.
  */
-function mountImport(document, progress, say) {
+function mountImport(document, lesson, progress, say) {
   const actions = document.querySelector(".progress-actions");
   if (!actions) return;
   const input = Object.assign(document.createElement("input"), { type: "file", accept: ".tar,.json,application/x-tar,application/json", hidden: true });
@@ -79,7 +79,7 @@ function mountImport(document, progress, say) {
     const file = input.files?.[0];
     input.value = "";
     if (!file) return;
-    const result = readProgressFile({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), lessonId: EXPORT_FOLDER });
+    const result = readProgressFile({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), lessonId: lesson.id });
     if (result.error) {
       say(`Nothing was imported: ${result.error}`);
       return;
@@ -87,7 +87,7 @@ function mountImport(document, progress, say) {
     progress.replace(result.progress);
     const left = result.notes.length ? ` Left out, as it could not be read: ${result.notes.join(" ")}` : "";
     try {
-      sessionStorage.setItem(IMPORT_NOTE_KEY, `Imported your progress from ${file.name}.${left}`);
+      sessionStorage.setItem(importNoteKey(lesson), `Imported your progress from ${file.name}.${left}`);
     } catch {
       // No session storage: the reload shows the imported progress without the note.
     }
@@ -97,8 +97,8 @@ function mountImport(document, progress, say) {
   actions.append(input);
   let note = null;
   try {
-    note = sessionStorage.getItem(IMPORT_NOTE_KEY);
-    sessionStorage.removeItem(IMPORT_NOTE_KEY);
+    note = sessionStorage.getItem(importNoteKey(lesson));
+    sessionStorage.removeItem(importNoteKey(lesson));
   } catch {
     note = null;
   }

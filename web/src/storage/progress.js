@@ -3,7 +3,7 @@
 // This is the API every part of the page uses (the lesson page, and the code
 // runner in web/src/runner, which receives the store from main.js):
 //
-//   const progress = createProgressStore();
+//   const progress = createProgressStore({ lessonId: lesson.id });
 //   progress.getDraft("lock")                → the saved code, or null
 //   progress.setDraft("lock", code)          saved within `draftSaveDelayMs`, and on flush()
 //   progress.clearDraft("lock")              back to "no draft" (the starter)
@@ -27,9 +27,13 @@
 // overwritten, so a learner's code is never destroyed by a bug in reading it.
 import { readSaved, serialize, update, emptyExercise } from "./schema.js";
 
-export const STORAGE_KEY = "leaselab:ownership-election:progress";
-/** Prefix of the keys that keep unreadable saved copies: `${UNREADABLE_PREFIX}${time}`. */
-export const UNREADABLE_PREFIX = `${STORAGE_KEY}:unreadable:`;
+/**
+ * Where a lesson's progress is kept: one key per lesson, named after its
+ * folder (the rendered lesson's `id`), so two lessons never share progress.
+ */
+export const storageKey = (lessonId) => `leaselab:${lessonId}:progress`;
+/** Prefix of the keys that keep unreadable saved copies of `key`: `${unreadablePrefix(key)}${time}`. */
+export const unreadablePrefix = (key) => `${key}:unreadable:`;
 /** How many unreadable copies to keep; older ones are removed. */
 const UNREADABLE_KEPT_MAX = 3;
 
@@ -37,7 +41,7 @@ const UNREADABLE_KEPT_MAX = 3;
 export function browserStorage() {
   try {
     const storage = globalThis.localStorage;
-    const probe = `${STORAGE_KEY}:probe`;
+    const probe = "leaselab:probe";
     storage.setItem(probe, "1");
     storage.removeItem(probe);
     return storage;
@@ -61,8 +65,9 @@ export function memoryStorage(initial = {}) {
 }
 
 export function createProgressStore({
+  lessonId,
   storage = browserStorage(),
-  key = STORAGE_KEY,
+  key = storageKey(lessonId),
   now = () => Date.now(),
   draftSaveDelayMs = 300,
   setTimer = (callback, ms) => setTimeout(callback, ms),
@@ -89,7 +94,7 @@ export function createProgressStore({
 
   function keepUnreadable(text) {
     try {
-      const prefix = key === STORAGE_KEY ? UNREADABLE_PREFIX : `${key}:unreadable:`;
+      const prefix = unreadablePrefix(key);
       backing.setItem(`${prefix}${now()}`, text);
       const kept = [];
       for (let index = 0; index < backing.length; index += 1) {
