@@ -20,7 +20,7 @@ import {
   update,
   verdict,
 } from "../web/src/widgets/fencing-race/state.js";
-import { lanesFor, timelineSvg } from "../web/src/widgets/fencing-race/timeline.js";
+import { laneLabelsSvg, lanesFor, timelineSvg } from "../web/src/widgets/fencing-race/timeline.js";
 
 let settings;
 before(async () => {
@@ -188,6 +188,9 @@ test("the timeline: lanes per worker, marks with shapes and names, nothing after
   assert.doesNotMatch(early, /data-request="A3"/, "A3 is not decided by t=1 s");
   assert.doesNotMatch(early, /leader-B/, "B has not led by t=1 s");
   assert.match(early, /class="fr-now"/);
+  // The names' overlay (for a drawing that scrolls sideways) names the same lanes.
+  const overlay = laneLabelsSvg(gap.story, { widthPx: 520 });
+  for (const lane of lanesFor(gap.story)) assert.match(overlay, new RegExp(`>${lane.id === "data" ? "data" : lane.label}</text>`));
   // On a phone, only the notable marks are named.
   const narrow = timelineSvg(gap.story, gap.atMs, { widthPx: 340 });
   assert.doesNotMatch(narrow, />A1<\/text>/);

@@ -143,6 +143,19 @@ export function timelineSvg(story, atMs, { widthPx = 720, id = "fencing" } = {})
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${widthPx} ${heightPx}" width="${widthPx}" height="${heightPx}" class="fr-svg" aria-hidden="true" focusable="false">${parts.join("")}</svg>`;
 }
 
+/**
+ * The lanes' names alone, as wide as the timeline's name column: laid over
+ * the timeline's left edge when the drawing scrolls sideways, so the names
+ * stay in view.
+ */
+export function laneLabelsSvg(story, { widthPx = 720 } = {}) {
+  const leftPx = widthPx < 560 ? 58 : 84;
+  const lanes = lanesFor(story);
+  const heightPx = TOP_PX + lanes.length * LANE_PX + BOTTOM_PX;
+  const labels = lanes.map((lane, index) => `<text x="4" y="${TOP_PX + index * LANE_PX + LANE_PX / 2 + 4}" class="fr-lane-label">${widthPx < 560 && lane.id === "data" ? "data" : lane.label}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${leftPx} ${heightPx}" width="${leftPx}" height="${heightPx}" class="fr-labels-svg" aria-hidden="true" focusable="false"><rect x="0" y="0" width="${leftPx}" height="${heightPx}" class="fr-labels-bg"/>${labels.join("")}</svg>`;
+}
+
 /** A line from (x1, y1) at `fromMs` towards (toMs, y2), cut at the cursor. */
 function segment(x1, y1, toMs, y2, atMs, fromMs, x, className) {
   const endMs = Math.min(toMs, atMs);

@@ -21,12 +21,17 @@ import {
   update,
   verdict,
 } from "./state.js";
-import { timelineSvg } from "./timeline.js";
+import { laneLabelsSvg, timelineSvg } from "./timeline.js";
 
 /** Lines of the log on screen (the newest first), on a wide and on a narrow screen. */
 const LOG_LINES_SHOWN = 8;
 const LOG_LINES_SHOWN_NARROW = 5;
 const NARROW_PX = 560;
+/**
+ * The timeline is never drawn narrower than this: on a phone it scrolls
+ * sideways instead (and follows the cursor), so that 100 ms stay a few pixels.
+ */
+const TIMELINE_PX_MIN = 520;
 
 /** The page's loader: resolves to the mount function (the code is all there is to load; the page hands over the store module). */
 export function load() {
@@ -136,7 +141,8 @@ export function mountFencingRace(root, wasm) {
   const showAll = h("button", { type: "button", class: "small", onclick: () => dispatch({ type: "seek", atMs: state.settings.untilMs }) }, "Show the whole run");
 
   // ---- timeline, requests, log ------------------------------------------------------------
-  const timeline = h("div", { class: "fr-timeline" });
+  // Focusable, so that a keyboard can scroll it when it is wider than the screen.
+  const timeline = h("div", { class: "fr-timeline", tabindex: "0", role: "group", "aria-label": "The timeline's drawing (scrolls sideways on a narrow screen)" });
   const timelineSummary = h("p", { class: "visually-hidden", id: `${id}-timeline-summary` });
   const legend = h("figcaption", { class: "fr-legend" });
   const requestRows = h("tbody");
@@ -183,14 +189,14 @@ export function mountFencingRace(root, wasm) {
       h(
         "section",
         { class: "fr-requests-frame", "aria-labelledby": `${id}-requests-title` },
-        h("p", { class: "fr-section-title", id: `${id}-requests-title` }, "Requests"),
+        h("p", { class: "fr-section-title", id: `${id}-requests-title` }, "The requests"),
         h(
           "div",
           { class: "table-frame" },
           h("table", { class: "fr-requests", "aria-labelledby": `${id}-requests-title` }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Request"), h("th", { scope: "col" }, "Version"), h("th", { scope: "col" }, "What happened"))), requestRows),
         ),
       ),
-      h("section", { class: "fr-log-frame", "aria-labelledby": `${id}-log-title` }, h("p", { class: "fr-section-title", id: `${id}-log-title` }, "What happened"), log),
+      h("section", { class: "fr-log-frame", "aria-labelledby": `${id}-log-title` }, h("p", { class: "fr-section-title", id: `${id}-log-title` }, "What happened in the race"), log),
     ),
   );
 
@@ -230,9 +236,14 @@ export function mountFencingRace(root, wasm) {
       drawn.announcement = heard;
     }
 
-    const widthPx = Math.max(300, Math.round(timeline.clientWidth || 720));
+    const boxPx = Math.round(timeline.clientWidth || 720);
+    const widthPx = Math.max(TIMELINE_PX_MIN, boxPx);
     if (drawn.story !== story || drawn.atMs !== atMs || drawn.widthPx !== widthPx) {
-      timeline.innerHTML = timelineSvg(story, atMs, { widthPx, id });
+      const labels = widthPx > boxPx ? `<div class="fr-timeline-labels">${laneLabelsSvg(story, { widthPx })}</div>` : "";
+      timeline.innerHTML = labels + timelineSvg(story, atMs, { widthPx, id });
+      // Keep the cursor in view when the drawing is wider than its box.
+      const now = timeline.querySelector(".fr-now");
+      if (widthPx > boxPx) timeline.scrollLeft = now ? Math.max(0, Number(now.getAttribute("x1")) - boxPx / 2) : widthPx;
       timelineSummary.textContent = summary(story, atMs);
       replaceChildren(legend, legendItems(story));
       drawn = { ...drawn, story, atMs, widthPx };
@@ -250,7 +261,7 @@ export function mountFencingRace(root, wasm) {
     }
 
     const lines = logLines(story, atMs);
-    const shown = widthPx < NARROW_PX ? LOG_LINES_SHOWN_NARROW : LOG_LINES_SHOWN;
+    const shown = boxPx < NARROW_PX ? LOG_LINES_SHOWN_NARROW : LOG_LINES_SHOWN;
     const logKey = `${lines.length}/${shown}/${story === drawn.story ? "same" : "new"}/${requestKey(request)}`;
     if (logKey !== drawn.logKey) {
       replaceChildren(log, lines.length === 0 ? [h("li", { class: "empty" }, "Nothing yet: move the cursor forward.")] : lines.slice(-shown).reverse().map((line) => h("li", { "data-tone": line.tone }, line.text)));
