@@ -93,7 +93,7 @@ fn every_buggy_variant_fails_on_its_own_invariant() {
         (LeaseVariant::ValueNotName, "calm", "value-is-name"),
         (
             LeaseVariant::NoRecheckAfterRenewal,
-            "late-renew-reply",
+            "delayed-renew-reply",
             "work-within-validity",
         ),
         (
@@ -338,7 +338,7 @@ fn a_background_renewer_nobody_awaits_passes_on_1000_seeds() {
 fn window_stories_name_the_cause_the_trace_shows() {
     let cases = [
         (LeaseVariant::ValidFromOnReply, "delayed-renew-reply", "seems to count from when the reply arrived"),
-        (LeaseVariant::NoRecheckAfterRenewal, "late-renew-reply", "as soon as its renewal's reply arrived"),
+        (LeaseVariant::NoRecheckAfterRenewal, "delayed-renew-reply", "as soon as its renewal's reply arrived"),
         (LeaseVariant::SkipsFirstCheck, "late-acquire-reply", "its first unit in lead(), as soon as campaign's reply arrived"),
         (LeaseVariant::NoValidityCheck, "long-pause", "no window check ran before"),
     ];
@@ -350,7 +350,7 @@ fn window_stories_name_the_cause_the_trace_shows() {
     }
     // The reply-based window is not blamed on a missing check, nor the reverse.
     let report = grade_variant(LeaseVariant::NoRecheckAfterRenewal, 1);
-    let (title, _) = scenario("late-renew-reply");
+    let (title, _) = scenario("delayed-renew-reply");
     let message = &report.tests.iter().find(|test| test.name == title).unwrap().message;
     assert!(!message.contains("from when the reply arrived"), "{message}");
     assert!(message.contains("no check ran before this unit"), "{message}");
