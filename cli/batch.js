@@ -10,7 +10,7 @@
 // file would get graded alone (each grading starts from fresh QuickJS
 // instances, and a thread that failed is replaced, not reused).
 import { gradingDeadlineMs } from "../runner/limits.js";
-import { errorReport } from "./grade-file.js";
+import { registry } from "./registry.js";
 import { GradingThread } from "./grading-thread.js";
 
 /**
@@ -96,4 +96,15 @@ export async function gradeInParallel(submissions, options, jobs, onDone) {
     if (submission.files.every((file) => file.refused)) onDone?.(graded(s));
   });
   return submissions.map((_, s) => graded(s));
+}
+
+/**
+ * The report of a file that was refused, ran out of time or memory, or broke
+ * the grader: the shape the runner gives a file that could not be run (no
+ * tests, one problem), so every format shows it as an error scoring 0. Made
+ * here, in the main thread, which has the registry already; the grading
+ * threads never need it.
+ */
+function errorReport(exercise, maxScore, problem) {
+  return { exercise, graderVersion: registry.graderVersion, score: 0, maxScore, problems: [problem], tests: [] };
 }

@@ -1,7 +1,5 @@
-// Grading one exercise file with the shared runner, and the report of a file
-// that could not be graded at all.
+// Grading one exercise file with the shared runner (in a grading thread).
 import { gradeSource } from "../runner/grade.js";
-import { registry } from "./registry.js";
 
 /** The suite report for one file; failing tests carry the timeline text of their counterexample. */
 export async function gradeFile(engines, { exercise, source }, { firstSeed, seeds }) {
@@ -10,13 +8,4 @@ export async function gradeFile(engines, { exercise, source }, { firstSeed, seed
     if (test.counterexample) test.timeline = engines.leaselab.renderCounterexample(JSON.stringify(test.counterexample));
   }
   return report;
-}
-
-/**
- * The report of a file that was refused, ran out of time or memory, or broke
- * the grader: the shape the runner gives a file that could not be run (no
- * tests, one problem), so every format shows it as an error scoring 0.
- */
-export function errorReport(exercise, maxScore, problem) {
-  return { exercise, graderVersion: registry.graderVersion, score: 0, maxScore, problems: [problem], tests: [] };
 }
