@@ -25,6 +25,14 @@ export function gradingDeadlineMs(seeds = 100) {
   return 20_000 + 200 * Math.min(Math.max(seeds, 1), SEEDS_MAX);
 }
 
+/**
+ * The longest hard deadline a caller may ask for (`deadlineMs` of the page's
+ * `grade()`): a host on a slow or busy machine, or a test whose subject is a
+ * verdict rather than the deadline, may give grading more time than
+ * `gradingDeadlineMs`, but never unbounded time: grading always ends.
+ */
+export const DEADLINE_MS_MAX = 10 * 60_000;
+
 /** The learner-facing verdict when the hard deadline fires. */
 export function deadlineMessage(fileName, deadlineMs) {
   return `${fileName} took too long: grading it was stopped after ${Math.round(deadlineMs / 1000)} s of real time. Some call in your code never returned (a loop inside a built-in such as indexOf, repeat or a huge number's toString?)`;

@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startBrowser, axeViolations, screenshot } from "./support/browser.mjs";
+import { startBrowser, axeViolations, screenshot, newContext } from "./support/browser.mjs";
 import { openLesson, STORAGE_KEY } from "./support/lesson.mjs";
 import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
 
@@ -26,7 +26,7 @@ after(async () => {
 
 async function runTests(exercise) {
   await exercise.getByRole("button", { name: "Run tests" }).click();
-  await exercise.locator(".runner-summary, .runner-problems").waitFor({ timeout: 60_000 });
+  await exercise.locator(".runner-summary, .runner-problems").waitFor();
 }
 
 for (const name of registry.names) {
@@ -93,11 +93,11 @@ test("copy link reopens exactly the same failing run", async () => {
   const link = await page.evaluate(() => location.href);
   assert.match(link, /#replay=lock~/);
 
-  const fresh = await session.browser.newContext();
+  const fresh = await newContext(session.browser);
   const other = await fresh.newPage();
   await other.goto(link);
   const reopened = other.locator("#exercise-lock .runner-story");
-  await reopened.locator("svg.timeline-svg").waitFor({ timeout: 60_000 });
+  await reopened.locator("svg.timeline-svg").waitFor();
   assert.equal(await reopened.locator(".story-violation").innerText(), violation);
   assert.equal(await reopened.locator(".story-position").innerText(), steps);
   await screenshot(other, `exercise-linked-run`);

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startBrowser, screenshot } from "./support/browser.mjs";
+import { startBrowser, screenshot, newContext } from "./support/browser.mjs";
 import { answerQuestion, fileFromTar, lessonJson, openLesson, quizBlock } from "./support/lesson.mjs";
 
 const lesson = lessonJson();
@@ -54,7 +54,7 @@ async function runnerOf(page, name) {
 
 async function runTests(exercise) {
   await exercise.getByRole("button", { name: "Run tests" }).click();
-  await exercise.locator(".runner-summary, .runner-problems").waitFor({ timeout: 60_000 });
+  await exercise.locator(".runner-summary, .runner-problems").waitFor();
 }
 
 const activeElement = (page) =>
@@ -78,12 +78,12 @@ test("defect 1: Copy link in the cas exercise reopens the failing run; a damaged
   const link = await page.evaluate(() => location.href);
   assert.match(link, /#replay=cas~/);
 
-  const fresh = await session.browser.newContext({ reducedMotion: "reduce" });
+  const fresh = await newContext(session.browser);
   const other = await fresh.newPage();
   await other.goto(link);
   const story = other.locator("#exercise-cas .runner-story");
   // Wait for a state: the story on screen, or the runner saying it could not replay.
-  await other.locator("#exercise-cas .runner-story svg.timeline-svg, #exercise-cas .runner-error, #exercise-cas .runner-story:not([hidden])").first().waitFor({ timeout: 60_000 }).catch(() => {});
+  await other.locator("#exercise-cas .runner-story svg.timeline-svg, #exercise-cas .runner-error, #exercise-cas .runner-story:not([hidden])").first().waitFor().catch(() => {});
   await shot(other, "1-cas-link-opened");
   assert.equal(await story.locator(".story-violation").innerText(), violation);
   assert.equal(await story.locator(".story-position").innerText(), steps);
@@ -93,13 +93,13 @@ test("defect 1: Copy link in the cas exercise reopens the failing run; a damaged
   await other.goto(`${session.url}#replay=cas~cas:create-when-absent~not*base64`);
   await other.reload();
   const refusal = other.locator("#exercise-cas .runner-error");
-  await refusal.waitFor({ timeout: 30_000 });
+  await refusal.waitFor();
   assert.match(await refusal.innerText(), /This link cannot be replayed: the link is incomplete|This link cannot be replayed: the code in the link is damaged/);
   await shot(other, "1-damaged-link");
   // A link to an exercise the lesson does not have: the page says so at the top.
   await other.goto(`${session.url}#replay=nope~t~AAAA`);
   await other.reload();
-  await other.locator("main > .widget-error").waitFor({ timeout: 30_000 });
+  await other.locator("main > .widget-error").waitFor();
   assert.match(await other.locator("main > .widget-error").innerText(), /cannot be replayed: it names an exercise, "nope"/);
   await fresh.close();
   assert.deepEqual(problems, []);
@@ -148,7 +148,7 @@ async function focusJustBefore(page, selector) {
 }
 
 test("defect 3: lazy placeholders are tab stops that mount when focused; after Run tests the focus is on the summary", async () => {
-  const context = await session.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: "reduce" });
+  const context = await newContext(session.browser, { viewport: { width: 1280, height: 900 } });
   await context.addInitScript(neverNear);
   const page = await context.newPage();
   await page.goto(session.url);
@@ -159,7 +159,7 @@ test("defect 3: lazy placeholders are tab stops that mount when focused; after R
     const inside = await page.evaluate((selector) => document.querySelector(selector).contains(document.activeElement), selector);
     await shot(page, `3-tab-to-${selector.replace(/[^a-z]+/g, "-").replace(/^-|-$/g, "")}`);
     assert.equal(inside, true, `Tab reaches ${selector} while it is a placeholder`);
-    await page.locator(`${selector}[data-ready="true"]`).waitFor({ timeout: 30_000 });
+    await page.locator(`${selector}[data-ready="true"]`).waitFor();
     const after = await page.evaluate((selector) => ({ inside: document.querySelector(selector).contains(document.activeElement), body: document.activeElement === document.body }), selector);
     assert.equal(after.body, false, `${selector}: the focus did not fall to the body when it mounted`);
     assert.equal(after.inside, true, `${selector}: the focus is inside what mounted`);
@@ -169,7 +169,7 @@ test("defect 3: lazy placeholders are tab stops that mount when focused; after R
   const runButton = page.locator("#exercise-cas").getByRole("button", { name: "Run tests" });
   await runButton.focus();
   await page.keyboard.press("Enter");
-  await page.locator("#exercise-cas .runner-summary").waitFor({ timeout: 60_000 });
+  await page.locator("#exercise-cas .runner-summary").waitFor();
   await page.waitForFunction(() => document.activeElement !== document.body || document.querySelector("#exercise-cas .exercise-runner [disabled]") === null);
   const focused = await activeElement(page);
   assert.equal(focused.className, "runner-summary", `the focus is on the summary, not ${JSON.stringify(focused)}`);
@@ -387,7 +387,7 @@ test("defect 9: on a short screen a quiz box fits its question instead of the ta
 // ---- the keyboard path through the whole lesson -------------------------------------------------
 
 test("the keyboard path: Tab reaches every quiz, widget and exercise, each mounts, and the editor lets Tab out with Escape", async () => {
-  const context = await session.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: "reduce" });
+  const context = await newContext(session.browser, { viewport: { width: 1280, height: 900 } });
   await context.addInitScript(neverNear);
   const page = await context.newPage();
   const problems = [];
@@ -411,7 +411,7 @@ test("the keyboard path: Tab reaches every quiz, widget and exercise, each mount
     if (where.part) reached.add(where.part);
     if (where.loading) {
       // A user waits for what they reached to load; so does the test (for the state, not for a time).
-      await page.waitForFunction((part) => [...document.querySelectorAll("[data-widget], .exercise-runner")].some((element) => (element.dataset.widget ?? `runner:${element.dataset.exercise}`) === part && element.dataset.ready === "true"), where.part, { timeout: 30_000 });
+      await page.waitForFunction((part) => [...document.querySelectorAll("[data-widget], .exercise-runner")].some((element) => (element.dataset.widget ?? `runner:${element.dataset.exercise}`) === part && element.dataset.ready === "true"), where.part);
       continue;
     }
     if (reached.size === parts.length && !where.part) break;
@@ -458,7 +458,7 @@ test("the editor marks a syntax error, a missing export and an exception at thei
     const { page } = await openWithDraft("lock", source);
     const exercise = await runnerOf(page, "lock");
     await runTests(exercise);
-    await exercise.locator(".cm-lintRange-error, .cm-lintPoint-error").first().waitFor({ timeout: 10_000 });
+    await exercise.locator(".cm-lintRange-error, .cm-lintPoint-error").first().waitFor();
     await exercise.locator(".runner-editor").scrollIntoViewIfNeeded();
     await shot(exercise.locator(".runner-editor"), `editor-mark-${name}`);
     const { lines, messages } = await editorMarks(page, exercise);
@@ -476,7 +476,7 @@ test("the editor marks a syntax error while typing, and Tab indents until Escape
   await exercise.locator(".cm-content").click();
   await page.keyboard.press("Control+Home");
   await page.keyboard.type("const = ;\n");
-  await exercise.locator(".cm-lintRange-error, .cm-lintPoint-error").first().waitFor({ timeout: 10_000 });
+  await exercise.locator(".cm-lintRange-error, .cm-lintPoint-error").first().waitFor();
   assert.deepEqual((await editorMarks(page, exercise)).lines, [0]);
 
   await exercise.locator(".cm-content").focus();

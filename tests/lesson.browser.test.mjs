@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { startBrowser, openPage, axeViolations, ARTIFACTS_DIR, screenshot } from "./support/browser.mjs";
+import { startBrowser, openPage, axeViolations, ARTIFACTS_DIR, screenshot, newContext } from "./support/browser.mjs";
 import {
   STORAGE_KEY,
   answerQuestion,
@@ -410,7 +410,7 @@ test("on a 375 px phone: no sideways scrolling, contents folded, everything reac
 });
 
 test("first load stays light: no wasm until a widget needs it, well under 250 KB gzip", async () => {
-  const context = await session.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await newContext(session.browser, { viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const transfers = await recordTransfers(page, async () => {
     await page.goto(session.url);

@@ -8,7 +8,7 @@
 import { loadNodeRegistry } from "../runner/node/engines.js";
 import { test, mock, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { deadlineMessage, gradingDeadlineMs } from "../runner/limits.js";
+import { DEADLINE_MS_MAX, deadlineMessage, gradingDeadlineMs } from "../runner/limits.js";
 
 /** Every worker the client made, newest last. */
 const workers = [];
@@ -140,11 +140,13 @@ test("a deadline that passes before the worker started blames the grader, not th
   assert.equal(workers.at(-1).terminated, true);
 });
 
-test("deadlines: the limit for the seeds that run, never longer; replays get one schedule's; a nonsense deadlineMs is refused", async () => {
+test("deadlines: the limit for the seeds that run, or the caller's, at most DEADLINE_MS_MAX; replays get one schedule's; a nonsense deadlineMs is refused", async () => {
   const cases = [
     [{ options: { seeds: 30 } }, gradingDeadlineMs(30)],
     [{}, gradingDeadlineMs(PAGE_SEEDS)],
-    [{ deadlineMs: 10 ** 9 }, gradingDeadlineMs(PAGE_SEEDS)],
+    [{ deadlineMs: 5_000 }, 5_000],
+    [{ deadlineMs: 3 * gradingDeadlineMs(PAGE_SEEDS) }, 3 * gradingDeadlineMs(PAGE_SEEDS)],
+    [{ deadlineMs: 10 ** 9 }, DEADLINE_MS_MAX],
   ];
   for (const [extra, expected] of cases) {
     const grading = grade({ exercise: "lock", source: "x", ...extra });

@@ -41,15 +41,35 @@ export async function startBrowser() {
 }
 
 /**
+ * How long a test waits for a state (an element, a verdict on screen) before
+ * it gives up. Only a broken page nears it: on a busy 2-core machine a
+ * grading that takes 2 s alone can take 30 s, and a test waits for what it
+ * needs to see, never for time, so the bound is generous and the same
+ * everywhere (playwright's own default is 30 s).
+ */
+export const STATE_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * A fresh browser context (empty storage) with reduced motion, whose waits
+ * use `STATE_TIMEOUT_MS`. Reduced motion: the page then skips its
+ * transitions, so what a test sees does not depend on how far an animation
+ * got on a busy machine (screenshots also pass `animations: "disabled"`,
+ * see `screenshot`).
+ */
+export async function newContext(browser, options = {}) {
+  const context = await browser.newContext({ reducedMotion: "reduce", ...options });
+  context.setDefaultTimeout(STATE_TIMEOUT_MS);
+  return context;
+}
+
+/**
  * A new page (in a fresh context: empty storage) that collects uncaught page
  * errors and console errors in `problems`. `javaScriptEnabled: false` shows
  * the page as a browser without scripts would; `acceptDownloads` lets a test
  * read what the page downloads.
  */
 export async function openPage(browser, url, { colorScheme = "light", viewport = { width: 1280, height: 900 }, javaScriptEnabled = true, acceptDownloads = false } = {}) {
-  // Reduced motion: the page then skips its transitions, so what a test sees does not depend on how far an
-  // animation got on a busy machine (screenshots also pass `animations: "disabled"`, see `screenshot`).
-  const context = await browser.newContext({ colorScheme, viewport, javaScriptEnabled, acceptDownloads, reducedMotion: "reduce" });
+  const context = await newContext(browser, { colorScheme, viewport, javaScriptEnabled, acceptDownloads });
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));

@@ -11,7 +11,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const WORKER_URL = new URL("./hostile-worker.mjs", import.meta.url);
 
 /** Time allowed for a thread to load the engines before its first job. */
-const LOAD_MS = 30_000;
+const LOAD_MS = 120_000;
 
 /**
  * Grades `jobs` (`{ id, exercise, options, path+generate | source, timeoutMs,

@@ -118,8 +118,8 @@ function startLesson(lesson) {
   document.documentElement.dataset.lessonReady = "true";
   // Handles for tests and the curious: the progress store, and grading as the page does it,
   // grade({ exercise, source, options, deadlineMs }), with the page's budget unless `options`
-  // names another; a `deadlineMs` shorter than the page's hard deadline lets a test reach the
-  // "took too long" verdict quickly.
+  // names another; a `deadlineMs` replaces the page's hard deadline (shorter: a test reaches the
+  // "took too long" verdict quickly; longer, up to DEADLINE_MS_MAX: a loaded machine's verdicts stay the grader's).
   const grade = (request) => {
     const options = { seeds: lesson.grading.seeds, ...request?.options };
     return import("./runner/client.js").then((module) => module.gradeInWorker({ ...request, options }));

@@ -18,7 +18,7 @@
 // against a real etcd, and sharing a worker would let a grading's long
 // synchronous stretch freeze the lab's real-time processes, and a grading's
 // deadline kill a lab run that did nothing wrong.
-import { deadlineMessage, gradingDeadlineMs } from "../../../runner/limits.js";
+import { DEADLINE_MS_MAX, deadlineMessage, gradingDeadlineMs } from "../../../runner/limits.js";
 
 /** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
 export class DeadlineError extends Error {
@@ -139,16 +139,19 @@ const grading = createLane();
 const lab = createLane();
 
 /**
- * The deadline for a request: `limit`, or the caller's `deadlineMs` if it is
- * shorter (tests use a short one; a longer one is not allowed: the limit is
- * the page's promise that grading ends).
+ * The deadline for a request: `limit`, or the caller's `deadlineMs`, at most
+ * `DEADLINE_MS_MAX`. Shorter lets a test reach the "took too long" verdict
+ * quickly; longer lets a caller on a loaded machine keep a costly but finite
+ * submission (a memory bomb takes seconds a run) from being cut short, so
+ * that its verdict is the grader's and not the clock's. Grading still always
+ * ends.
  */
 function deadlineFor(limit, deadlineMs) {
   if (deadlineMs === undefined) return limit;
   if (typeof deadlineMs !== "number" || !(deadlineMs > 0) || !Number.isFinite(deadlineMs)) {
     throw new RangeError(`deadlineMs must be a positive number of milliseconds, not ${String(deadlineMs)}`);
   }
-  return Math.min(deadlineMs, limit);
+  return Math.min(deadlineMs, DEADLINE_MS_MAX);
 }
 
 /**
@@ -162,7 +165,7 @@ function notStarted(job) {
 
 /**
  * Grades `source` for `exercise`; resolves to the suite report. If grading
- * outlasts its deadline (`gradingDeadlineMs` of the seeds, or a shorter
+ * outlasts its deadline (`gradingDeadlineMs` of the seeds, or the caller's
  * `deadlineMs`), it resolves to a report with the "took too long" problem,
  * shaped like any report of a submission that could not be run.
  * `onStarted()` when the grader has loaded and the code is about to run;
