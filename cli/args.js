@@ -1,6 +1,7 @@
 // Command-line arguments: parsed into options, or a usage error (exit 2).
 import { SEEDS_MAX, SOURCE_BYTES_MAX, gradingDeadlineMs } from "../runner/limits.js";
 import { registry } from "./registry.js";
+import { parseShard } from "./shard.js";
 
 /** The exercises, in the lesson's order: the grader's registry is the one list. */
 export const EXERCISE_NAMES = registry.names;
@@ -24,6 +25,10 @@ options:
   --out PATH        write the report to PATH instead of standard output
                     (with several submissions: a directory, one report each)
   --csv FILE        with several submissions: also write a CSV of scores
+  --shard I/N       grade only part I of N of the submissions (split by name, the
+                    same on every machine given the same inputs); with --csv,
+                    only part 1 writes the header line, so the parts' CSVs
+                    concatenated in order (cat) are the whole class's CSV
   --jobs N          exercise files graded at once (default: the number of cores)
   --timeout S       stop grading an exercise file after S seconds of real time
                     (default ${gradingDeadlineMs(DEFAULT_SEEDS) / 1000} s at ${DEFAULT_SEEDS} schedules, scaled with --seeds);
@@ -48,9 +53,9 @@ function wholeNumber(flag, text, minimum) {
   return Number(text);
 }
 
-/** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, jobs, timeoutMs }` or throws UsageError. */
+/** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, shard, jobs, timeoutMs }` or throws UsageError. */
 export function parseArgs(argv, env = {}) {
-  const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, jobs: null, timeoutMs: null, help: false };
+  const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, timeoutMs: null, help: false };
   if (env.LEASELAB_SEED !== undefined && env.LEASELAB_SEED !== "") options.firstSeed = wholeNumber("LEASELAB_SEED", env.LEASELAB_SEED, 0);
   const rest = [...argv];
   while (rest.length > 0) {
@@ -86,6 +91,9 @@ export function parseArgs(argv, env = {}) {
       case "--csv":
         options.csv = value();
         break;
+      case "--shard":
+        options.shard = parseShard(value(), (message) => new UsageError(message));
+        break;
       case "--jobs":
         options.jobs = wholeNumber("--jobs", value(), 1);
         break;
@@ -107,8 +115,9 @@ export function parseArgs(argv, env = {}) {
   }
   if (options.inputs.length === 0) throw new UsageError("grade needs at least one file or directory");
   // Checked before grading, so a class's batch is not graded only to be thrown away.
-  if (options.inputs.length > 1 && options.format !== "text" && !options.out) {
-    throw new UsageError(`with several submissions, --format ${options.format} needs --out DIRECTORY (one report per submission)`);
+  // A shard is always graded as a batch (a table and a CSV), even when its part holds one submission.
+  if ((options.inputs.length > 1 || options.shard) && options.format !== "text" && !options.out) {
+    throw new UsageError(`with several submissions${options.shard ? " or --shard" : ""}, --format ${options.format} needs --out DIRECTORY (one report per submission)`);
   }
   return options;
 }

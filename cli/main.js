@@ -18,6 +18,7 @@ import { summaryTable } from "./formats/table.js";
 import { renderText } from "./formats/text.js";
 import { makeFolder, OutputError, writeOutput, writeStream } from "./outputs.js";
 import { nameSubmissions, reportStems } from "./report-names.js";
+import { shardOf } from "./shard.js";
 import { InputError, loadSubmissions } from "./submissions.js";
 
 const EXTENSIONS = { text: "txt", json: "json", junit: "xml", gradescope: "json", exercism: "json", github: "md" };
@@ -38,9 +39,21 @@ export async function main(argv, { env, stdout, stderr }) {
     stdout.write(USAGE);
     return 0;
   }
+  // Names come from the inputs alone, so a shard is chosen before any file is read:
+  // each machine reads only its own part of the class.
+  let chosen = nameSubmissions(options.inputs.map((input) => ({ input })));
+  if (options.shard) {
+    const { index, count } = options.shard;
+    const whole = chosen.length;
+    chosen = shardOf(chosen, options.shard);
+    say(`shard ${index}/${count}: ${chosen.length} of the ${whole} submissions${chosen.length > 0 ? ` (${chosen[0].name} to ${chosen.at(-1).name} by name)` : ""}`);
+  }
   let submissions;
   try {
-    submissions = nameSubmissions(await loadSubmissions(options.inputs, options));
+    submissions = await loadSubmissions(chosen.map((one) => one.input), options);
+    submissions.forEach((submission, index) => {
+      submission.name = chosen[index].name;
+    });
   } catch (error) {
     if (error instanceof InputError || error instanceof UsageError) {
       say(error.message);
@@ -51,7 +64,8 @@ export async function main(argv, { env, stdout, stderr }) {
   const refused = submissions.flatMap((submission) => submission.files.filter((file) => file.refused));
   for (const file of refused) say(file.refused);
 
-  const batch = submissions.length > 1;
+  // A shard is graded as a batch whatever its size, so every machine writes its table and its CSV.
+  const batch = submissions.length > 1 || options.shard !== null;
   let graded;
   try {
     graded = await gradeInParallel(
@@ -91,7 +105,9 @@ export async function main(argv, { env, stdout, stderr }) {
     }
     // The table and the CSV come whatever else failed: they are how staff see the batch.
     writeStream(stdout, summaryTable(graded));
-    if (options.csv) await attempt(() => writeOutput(options.csv, scoresCsv(graded)));
+    // Only the first shard writes the header, so the shards' CSVs concatenate into the class's.
+    const header = !options.shard || options.shard.index === 1;
+    if (options.csv) await attempt(() => writeOutput(options.csv, scoresCsv(graded, { header })));
   }
   if (refused.length > 0 || unwritten.length > 0) return 2;
   return graded.every(allPassed) ? 0 : 1;

@@ -14,6 +14,7 @@
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import releaseSyncVariant from "@jitl/quickjs-wasmfile-release-sync";
 import initLeaselab, * as leaselab from "../web/pkg/leaselab.js";
+import { compileWasm } from "./wasm-fetch.js";
 
 /** Spare QuickJS instances kept ready before each grading. */
 const SPARE_INSTANCES = 4;
@@ -144,15 +145,14 @@ export function loadEngines(sources) {
       return instance;
     };
     const pool = new QuickJSPool(make, (instance) => memories.get(instance) ?? null);
-    await Promise.all([pool.refill(), initLeaselab({ module_or_path: sources.leaselabWasm })]);
+    await Promise.all([pool.refill(), initLeaselab({ module_or_path: compile(sources.leaselabWasm) })]);
     return { quickjs: pool, leaselab };
   })();
   return loading;
 }
 
+/** A URL (browser: whatever MIME type the host sends, see wasm-fetch.js) or the bytes (Node). */
 async function compile(source) {
-  if (source instanceof URL || typeof source === "string") {
-    return WebAssembly.compileStreaming(fetch(source));
-  }
+  if (source instanceof URL || typeof source === "string") return compileWasm(source);
   return WebAssembly.compile(source);
 }

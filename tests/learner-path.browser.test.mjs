@@ -514,6 +514,7 @@ test("export carries quiz answers and exercise state; import restores them; the 
   assert.equal(exported.format, "leaselab-progress");
   assert.equal(exported.version, 1);
   assert.equal(exported.lesson, "ownership-election");
+  assert.equal(exported.graderVersion, lesson.grading.grader_version, "the grader that judged the results is named");
   assert.equal(exported.progress.quizzes[quizKey].answers[second.id].correct, true);
   assert.equal(exported.progress.exercises.fencing.lastRun.summary, "3/14");
   await context.close();
@@ -552,5 +553,15 @@ test("export carries quiz answers and exercise state; import restores them; the 
     assert.equal(await other.evaluate(() => window.leaselab.progress.getDraft("fencing")), draft, "nothing changed");
   }
   await shot(other.locator(".progress-panel"), "progress-import-refused");
+
+  // A file from another grader version: the work comes back, its results do not, and the page says why.
+  const fromOtherGrader = { ...exported, graderVersion: "0.0.1" };
+  await Promise.all([other.waitForEvent("load"), chooseFile({ name: "progress.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(fromOtherGrader)) })]);
+  await other.waitForSelector("html[data-lesson-ready]");
+  await other.locator(".progress-status", { hasText: "were judged by grader 0.0.1" }).waitFor();
+  assert.match(await other.locator(".progress-status").textContent(), /so they were not imported: your code, quiz answers, hints and read marks were/);
+  assert.equal(await other.evaluate(() => window.leaselab.progress.getDraft("fencing")), draft);
+  assert.equal(await other.evaluate(() => window.leaselab.progress.getLastRun("fencing")), null);
+  assert.equal(await otherQuiz.locator(".quiz-live .quiz-counter span[aria-hidden]").textContent(), "2 / 3");
   await otherContext.close();
 });

@@ -7,6 +7,7 @@ import { PROGRESS_FILE_FORMAT, progressFileText, readProgressFile } from "../web
 import { emptyProgress, update } from "../web/src/storage/schema.js";
 
 const lessonId = "ownership-election";
+const graderVersion = "0.1.0";
 const bytes = (text) => new TextEncoder().encode(text);
 let progress = emptyProgress();
 progress = update(progress, { type: "section-read", section: "01-why-ownership", at: 1 });
@@ -14,15 +15,16 @@ progress = update(progress, { type: "quiz-saved", quiz: "quizzes/locks-and-ttl.t
 progress = update(progress, { type: "draft-set", exercise: "cas", code: "// mine\n", at: 3 });
 progress = update(progress, { type: "hints-unlocked", exercise: "cas", count: 2 });
 progress = update(progress, { type: "run-recorded", exercise: "lock", passed: true, summary: "14/14", at: 4 });
-const text = progressFileText({ lessonId, progress, now: new Date(0) });
+const text = progressFileText({ lessonId, graderVersion, progress, now: new Date(0) });
 
 test("progress.json round-trips quiz answers, drafts, hints, runs and sections, alone and inside the export's tar", () => {
-  assert.deepEqual(readProgressFile({ name: "progress.json", bytes: bytes(text), lessonId }), { progress, notes: [] });
+  assert.deepEqual(readProgressFile({ name: "progress.json", bytes: bytes(text), lessonId, graderVersion }), { progress, notes: [], resultsLeftOut: null });
   const tar = makeTar([{ name: "ownership-election/cas.js", text: "// mine\n" }, { name: "ownership-election/progress.json", text }], 0);
   assert.deepEqual(readTar(tar).map((file) => file.name), ["ownership-election/cas.js", "ownership-election/progress.json"]);
-  assert.deepEqual(readProgressFile({ name: "ownership-election-solutions.tar", bytes: tar, lessonId }), { progress, notes: [] });
+  assert.deepEqual(readProgressFile({ name: "ownership-election-solutions.tar", bytes: tar, lessonId, graderVersion }), { progress, notes: [], resultsLeftOut: null });
   assert.equal(JSON.parse(text).format, PROGRESS_FILE_FORMAT);
   assert.equal(JSON.parse(text).version, 1);
+  assert.equal(JSON.parse(text).graderVersion, graderVersion);
 });
 
 const refusals = [
@@ -37,7 +39,7 @@ const refusals = [
 ];
 for (const [what, name, content, message] of refusals) {
   test(`import refuses ${what}, saying why`, () => {
-    const result = readProgressFile({ name, bytes: typeof content === "string" ? bytes(content) : content, lessonId });
+    const result = readProgressFile({ name, bytes: typeof content === "string" ? bytes(content) : content, lessonId, graderVersion });
     assert.equal(result.progress, undefined);
     assert.match(result.error, message);
   });
@@ -46,8 +48,31 @@ for (const [what, name, content, message] of refusals) {
 test("import keeps the readable parts of a damaged progress.json and says what it left out", () => {
   const damaged = JSON.parse(text);
   damaged.progress.exercises.cas.draft = 42;
-  const result = readProgressFile({ name: "p.json", bytes: bytes(JSON.stringify(damaged)), lessonId });
+  const result = readProgressFile({ name: "p.json", bytes: bytes(JSON.stringify(damaged)), lessonId, graderVersion });
   assert.equal(result.progress.exercises.cas.hintsUnlocked, 2);
   assert.equal(result.progress.exercises.cas.draft, null);
   assert.match(result.notes.join(" "), /draft of the exercise "cas"/);
 });
+
+// Results judged by another grader (or by one the file does not name) are not
+// trusted; everything else the learner did is theirs whatever the grader.
+const otherGraders = [
+  ["another grader version", { ...JSON.parse(text), graderVersion: "0.2.0" }, /judged by grader 0\.2\.0, and this page grades with 0\.1\.0, so they were not imported/],
+  ["a file from before exports named the grader", (({ graderVersion: _, ...rest }) => rest)(JSON.parse(text)), /do not say which grader judged them .* this page grades with 0\.1\.0/],
+];
+assert.equal(progress.exercises.lock.passedAt, 4, "the file under test records a passed exercise");
+for (const [what, file, message] of otherGraders) {
+  test(`import of ${what}: code, answers, hints and read marks come back, passed marks and last runs do not, and a note says why`, () => {
+    const result = readProgressFile({ name: "p.json", bytes: bytes(JSON.stringify(file)), lessonId, graderVersion });
+    assert.equal(result.error, undefined);
+    assert.deepEqual(result.notes, []);
+    assert.match(result.resultsLeftOut, message);
+    assert.match(result.resultsLeftOut, /Press "Run tests" on each exercise/);
+    assert.deepEqual(result.progress.sections, progress.sections);
+    assert.deepEqual(result.progress.quizzes, progress.quizzes);
+    assert.equal(result.progress.exercises.cas.draft, "// mine\n");
+    assert.equal(result.progress.exercises.cas.hintsUnlocked, 2);
+    assert.equal(result.progress.exercises.lock.passedAt, null);
+    assert.equal(result.progress.exercises.lock.lastRun, null);
+  });
+}

@@ -1,13 +1,14 @@
 // The lesson's static server (web/serve.mjs): its options, the PORT and
-// HOST environment variables, --help, and bad values named.
+// HOST environment variables, --help, bad values named, and serving under a
+// sub-path (--base) as a course's host would.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { parseServeArgs, UsageError } from "../web/serve.mjs";
+import { parseServeArgs, serveStatic, UsageError } from "../web/serve.mjs";
 
 const SERVE = fileURLToPath(new URL("../web/serve.mjs", import.meta.url));
-const defaults = { root: "web/dist", port: 8080, host: "127.0.0.1" };
+const defaults = { root: "web/dist", port: 8080, host: "127.0.0.1", base: "/" };
 
 const cases = [
   ["nothing: the defaults", [], {}, defaults],
@@ -15,6 +16,7 @@ const cases = [
   ["flags win over the environment", ["--port", "9100", "--host", "::1"], { PORT: "9000", HOST: "0.0.0.0" }, { ...defaults, port: 9100, host: "::1" }],
   ["--flag=value", ["--port=0", "--root=elsewhere"], {}, { ...defaults, port: 0, root: "elsewhere" }],
   ["an empty PORT is no PORT", [], { PORT: "" }, defaults],
+  ["--base, its final slash added", ["--base", "/course/leaselab"], {}, { ...defaults, base: "/course/leaselab/" }],
   ["--help", ["--port", "1", "--help"], {}, { help: true }],
 ];
 for (const [what, argv, env, expected] of cases) {
@@ -27,6 +29,8 @@ const refusals = [
   [[], { PORT: "eighty" }, /the PORT environment variable must be a port number from 0 to 65535, got "eighty"/],
   [["--host"], {}, /--host needs a value/],
   [["--verbose"], {}, /unknown option "--verbose"/],
+  [["--base", "course/leaselab/"], {}, /--base must be a path from the site's root, like \/ or \/course\/leaselab\/.*got "course\/leaselab\/"/],
+  [["--base", "/course/../etc/"], {}, /--base must be a path from the site's root/],
 ];
 for (const [argv, env, message] of refusals) {
   test(`serve options: ${JSON.stringify(argv)} ${JSON.stringify(env)} is refused, saying why`, () => {
@@ -59,5 +63,22 @@ test("the server listens on the port and address PORT and HOST name", async () =
     assert.equal(response.status, 200);
   } finally {
     child.kill();
+  }
+});
+
+test("under --base, the folder is served at the sub-path only; the sub-path without its slash redirects to it", async () => {
+  const root = fileURLToPath(new URL("../web/static", import.meta.url));
+  const { server, url } = await serveStatic({ root, base: "/course/leaselab/" });
+  try {
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/course\/leaselab\/$/);
+    assert.equal((await fetch(`${url}style.css`)).status, 200);
+    const origin = new URL(url).origin;
+    assert.equal((await fetch(`${origin}/style.css`)).status, 404);
+    const bare = await fetch(`${origin}/course/leaselab?x=1`, { redirect: "manual" });
+    assert.equal(bare.status, 301);
+    assert.equal(bare.headers.get("location"), "/course/leaselab/?x=1");
+    assert.equal((await fetch(`${url}..%2f..%2fpackage.json`)).status, 403);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
   }
 });

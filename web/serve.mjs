@@ -3,8 +3,12 @@
 // Why not a package: it is forty lines, it must send `application/wasm` so
 // browsers can stream-compile the module, and it must never serve a file
 // outside its root. Used by `cargo xtask serve` and by the browser tests.
+// `--base` serves the folder under a sub-path, as a course's web server or
+// GitHub Pages (https://user.github.io/repo/) would, to try the static site
+// (`cargo xtask site`) where it will live.
 //
 //   node web/serve.mjs --root web/dist --port 8080
+//   node web/serve.mjs --root dist/site --base /course/leaselab/
 //   (--port 0 picks a free port; the first line printed is the URL)
 //   PORT=9000 HOST=0.0.0.0 node web/serve.mjs   (as most dev servers; flags win)
 //   node web/serve.mjs --help
@@ -28,21 +32,43 @@ const MIME_TYPES = {
   ".ico": "image/x-icon",
 };
 
-/** Starts serving `root`; resolves to `{ server, url }` once listening. */
-export function serveStatic({ root, port = 0, host = "127.0.0.1" }) {
+/**
+ * Starts serving `root` at the path `base` (`/`, or a sub-path such as
+ * `/course/leaselab/`); resolves to `{ server, url }` once listening, `url`
+ * ending in `base`. `types` overrides the MIME type per extension
+ * (`{ ".wasm": "application/octet-stream" }` plays a host that does not know wasm).
+ */
+export function serveStatic({ root, port = 0, host = "127.0.0.1", base = "/", types = {} }) {
   const rootDir = resolve(root);
+  const prefix = parseBase(base, "base");
   const server = createServer(async (request, response) => {
     try {
-      const { pathname } = new URL(request.url, "http://localhost");
-      let path = normalize(join(rootDir, decodeURIComponent(pathname)));
+      const { pathname, search } = new URL(request.url, "http://localhost");
+      // Relative URLs resolve against the folder only when the address ends in "/",
+      // so a folder asked for without it is redirected, as static hosts do.
+      if (`${pathname}/` === prefix) {
+        response.writeHead(301, { location: `${prefix}${search}` }).end();
+        return;
+      }
+      if (!pathname.startsWith(prefix)) {
+        response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`not found: this server serves the lesson under ${prefix}`);
+        return;
+      }
+      let path = normalize(join(rootDir, decodeURIComponent(pathname.slice(prefix.length - 1))));
       if (path !== rootDir && !path.startsWith(rootDir + sep)) {
         response.writeHead(403).end("forbidden");
         return;
       }
-      if ((await stat(path).catch(() => null))?.isDirectory()) path = join(path, "index.html");
+      if ((await stat(path).catch(() => null))?.isDirectory()) {
+        if (!pathname.endsWith("/")) {
+          response.writeHead(301, { location: `${pathname}/${search}` }).end();
+          return;
+        }
+        path = join(path, "index.html");
+      }
       const body = await readFile(path);
       response.writeHead(200, {
-        "content-type": MIME_TYPES[extname(path)] ?? "application/octet-stream",
+        "content-type": types[extname(path)] ?? MIME_TYPES[extname(path)] ?? "application/octet-stream",
         "cache-control": "no-cache",
       });
       response.end(request.method === "HEAD" ? undefined : body);
@@ -54,16 +80,19 @@ export function serveStatic({ root, port = 0, host = "127.0.0.1" }) {
     server.once("error", reject);
     server.listen(port, host, () => {
       const { port: actualPort } = server.address();
-      resolvePromise({ server, url: `http://${host}:${actualPort}/` });
+      resolvePromise({ server, url: `http://${host}:${actualPort}${prefix}` });
     });
   });
 }
 
-export const USAGE = `usage: node web/serve.mjs [--root DIR] [--port N] [--host ADDRESS]
+export const USAGE = `usage: node web/serve.mjs [--root DIR] [--port N] [--host ADDRESS] [--base PATH]
 
 Serves the built lesson (web/dist; build it with \`npm run build\`).
 
-  --root DIR       the folder to serve (default: web/dist)
+  --root DIR       the folder to serve (default: web/dist; dist/site is the
+                   static site that \`cargo xtask site\` writes)
+  --base PATH      serve it under this path, as a host would at
+                   https://example.org/course/leaselab/ (default: /)
   --port N         the port, 0 to 65535; 0 picks a free one (default: $PORT, else 8080)
   --host ADDRESS   the address to listen on (default: $HOST, else 127.0.0.1;
                    0.0.0.0 serves other machines too)
@@ -79,6 +108,15 @@ export class UsageError extends Error {}
 
 const PORT_MAX = 65_535;
 
+/** A base path as "/" or "/a/b/" (a missing final slash is added), or a UsageError. */
+export function parseBase(text, where) {
+  const withSlash = String(text).endsWith("/") ? String(text) : `${text}/`;
+  if (!/^\/([A-Za-z0-9._~-]+\/)*$/.test(withSlash) || /\/\.{1,2}\//.test(withSlash)) {
+    throw new UsageError(`${where} must be a path from the site's root, like / or /course/leaselab/ (letters, digits and . _ ~ - between slashes); got ${JSON.stringify(String(text))}`);
+  }
+  return withSlash;
+}
+
 function parsePort(text, where) {
   if (!/^\d{1,5}$/.test(text ?? "") || Number(text) > PORT_MAX) throw new UsageError(`${where} must be a port number from 0 to ${PORT_MAX}, got ${JSON.stringify(text ?? "")}`);
   return Number(text);
@@ -89,7 +127,7 @@ function parsePort(text, where) {
  * `{ root, port, host }`, or `{ help: true }`. Throws a UsageError.
  */
 export function parseServeArgs(argv, env = {}) {
-  const options = { root: "web/dist", port: 8080, host: "127.0.0.1" };
+  const options = { root: "web/dist", port: 8080, host: "127.0.0.1", base: "/" };
   if (env.PORT !== undefined && env.PORT !== "") options.port = parsePort(env.PORT, "the PORT environment variable");
   if (env.HOST !== undefined && env.HOST !== "") options.host = env.HOST;
   for (let i = 0; i < argv.length; i += 1) {
@@ -100,10 +138,11 @@ export function parseServeArgs(argv, env = {}) {
       continue;
     }
     const [name, inline] = flag.startsWith("--") && flag.includes("=") ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)] : [flag, undefined];
-    if (!["--root", "--port", "--host"].includes(name)) throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
+    if (!["--root", "--port", "--host", "--base"].includes(name)) throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
     const value = inline ?? argv[++i];
     if (value === undefined || value === "") throw new UsageError(`${name} needs a value`);
     if (name === "--root") options.root = value;
+    else if (name === "--base") options.base = parseBase(value, "--base");
     else if (name === "--port") options.port = parsePort(value, "--port");
     else options.host = value;
   }

@@ -25,9 +25,14 @@ const CHROMIUM_ARGS = [
  */
 export const DIST_DIR = process.env.LEASELAB_DIST || `${ROOT}web/dist`;
 
-/** Starts the server and the browser; returns `{ url, browser, close }`. */
-export async function startBrowser() {
-  const { server, url } = await serveStatic({ root: DIST_DIR });
+/**
+ * Starts the server and the browser; returns `{ url, browser, close }`.
+ * By default it serves DIST_DIR at `/`; `root`, `base` (a sub-path such as
+ * `/course/leaselab/`) and `types` (MIME types per extension, to play a host
+ * that gets one wrong) go to web/serve.mjs's `serveStatic`.
+ */
+export async function startBrowser({ root = DIST_DIR, base = "/", types = {} } = {}) {
+  const { server, url } = await serveStatic({ root, base, types });
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return {

@@ -120,7 +120,7 @@ fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::copy(from, to).map(|_| ()).map_err(|error| format!("cannot copy {} to {}: {error}", from.display(), to.display()))
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+pub fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|error| format!("cannot create {}: {error}", to.display()))?;
     let entries = std::fs::read_dir(from).map_err(|error| format!("cannot read {}: {error}", from.display()))?;
     for entry in entries {
@@ -162,7 +162,7 @@ pub fn report_sizes() -> Result<(), String> {
     Ok(())
 }
 
-fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+pub fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
     let entries = std::fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}; run `cargo xtask build` first", dir.display()))?;
     for entry in entries.flatten() {
         if entry.path().is_dir() {

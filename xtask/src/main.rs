@@ -9,6 +9,7 @@ mod check;
 mod cmd;
 mod lesson;
 mod serve;
+mod site;
 mod test;
 mod tools;
 
@@ -21,6 +22,8 @@ tasks:
   setup            install what is missing (wasm32 target, wasm-bindgen CLI, npm packages, Chromium)
   build            build the wasm module and the web page into web/dist
   serve [--port N] build, then serve the lesson on http://127.0.0.1:N (default 8080)
+  site             build, then write the lesson as a static site to dist/site/, for any
+                   static host at any path (serve .wasm as application/wasm where you can)
   test             run every test: Rust, wasm (Node and Chromium), node and browser end-to-end
   bench            print figures: page and wasm sizes, grader speed (Rust, Node, Chromium)
   check            check the lesson's content (every error, with file:line:col), and that
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         "setup" => tools::ensure_all(tools::Needs { browser: true }),
         "build" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
         "serve" => serve::run(rest),
+        "site" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| site::build_site()),
         "test" => test::run(rest),
         "check" => check::run(),
         "bench" => bench(),

@@ -4,11 +4,11 @@
 //! 1. native Rust tests of every crate (the bindings' own logic too), then the
 //!    differential test of the store against a real etcd;
 //! 2. the bindings' wasm-bindgen tests in Node, then in headless Chromium;
-//! 3. the release build of the page;
+//! 3. the release build of the page, and the static site made from it (`dist/site`);
 //! 4. node tests and browser end-to-end tests (`tests/*.test.mjs`, node's runner).
 
 use crate::cmd::{self, command};
-use crate::{build, tools};
+use crate::{build, site, tools};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if !args.is_empty() {
@@ -32,6 +32,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     cmd::run(in_browser)?;
 
     build::build_all()?;
+    // The static site is the page just built, copied (`site::build_site` would build it again);
+    // tests/static-site.browser.test.mjs serves it under a sub-path.
+    site::write_site()?;
 
     // The authors' check: the lesson's content, and every solution passes, every starter fails.
     crate::check::run()?;

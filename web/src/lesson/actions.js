@@ -26,7 +26,7 @@ export function mountActions(document, lesson, progress) {
     progress.flush();
     const files = solutionFiles(lesson, progress);
     // Beside the code (what the command-line grader reads), everything else: see transfer.js for the format.
-    const progressFile = { name: `${exportFolder(lesson)}/${PROGRESS_FILE_NAME}`, text: progressFileText({ lessonId: lesson.id, progress: progress.snapshot() }) };
+    const progressFile = { name: `${exportFolder(lesson)}/${PROGRESS_FILE_NAME}`, text: progressFileText({ lessonId: lesson.id, graderVersion: lesson.grading.graderVersion, progress: progress.snapshot() }) };
     const archive = makeTar([...files, progressFile], Date.now() / 1000);
     const url = URL.createObjectURL(new Blob([archive], { type: "application/x-tar" }));
     const link = Object.assign(document.createElement("a"), { href: url, download: exportFileName(lesson) });
@@ -79,15 +79,16 @@ function mountImport(document, lesson, progress, say) {
     const file = input.files?.[0];
     input.value = "";
     if (!file) return;
-    const result = readProgressFile({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), lessonId: lesson.id });
+    const result = readProgressFile({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), lessonId: lesson.id, graderVersion: lesson.grading.graderVersion });
     if (result.error) {
       say(`Nothing was imported: ${result.error}`);
       return;
     }
     progress.replace(result.progress);
     const left = result.notes.length ? ` Left out, as it could not be read: ${result.notes.join(" ")}` : "";
+    const results = result.resultsLeftOut ? ` ${result.resultsLeftOut}` : "";
     try {
-      sessionStorage.setItem(importNoteKey(lesson), `Imported your progress from ${file.name}.${left}`);
+      sessionStorage.setItem(importNoteKey(lesson), `Imported your progress from ${file.name}.${left}${results}`);
     } catch {
       // No session storage: the reload shows the imported progress without the note.
     }

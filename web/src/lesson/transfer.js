@@ -8,6 +8,7 @@
 //     "format": "leaselab-progress",     // what the file is
 //     "version": 1,                      // this format's version (PROGRESS_FILE_VERSION)
 //     "lesson": "ownership-election",    // whose progress: another lesson's is refused
+//     "graderVersion": "0.1.0",          // the grader that judged the recorded results
 //     "exportedAt": "2026-12-03T13:00:00.000Z",
 //     "progress": { … }                  // the saved progress, as storage/schema.js
 //   }                                    // describes it (its own `version` inside)
@@ -18,6 +19,15 @@
 // summary. Import takes the tar or the bare `progress.json`, refuses a file
 // of another lesson or of a newer format with a message, keeps every
 // readable part of a damaged one (schema.js's rules) and says what it left out.
+//
+// Results depend on the grader: a new grader version may add a test or
+// tighten a rule, and the same code may then fail. So a file exported under
+// another grader version (or one from before files recorded it) still gives
+// back the code, quiz answers, hints and read marks, but not its results
+// (when each exercise was passed, and the last run): those were judged by
+// rules this page does not apply, and "Run tests" judges the code again.
+// `graderVersion` was added without changing `version`: a page that does not
+// know the field ignores it and reads the file as before.
 import { SCHEMA_VERSION, readSaved } from "../storage/schema.js";
 import { readTar } from "./tar.js";
 
@@ -27,19 +37,24 @@ export const PROGRESS_FILE_NAME = "progress.json";
 /** A progress file larger than this is not one this page wrote. */
 export const PROGRESS_FILE_BYTES_MAX = 8 * 1024 * 1024;
 
-/** The text of `progress.json` for `progress` (schema.js's shape) of the lesson `lessonId`. */
-export function progressFileText({ lessonId, progress, now = new Date() }) {
-  const file = { format: PROGRESS_FILE_FORMAT, version: PROGRESS_FILE_VERSION, lesson: lessonId, exportedAt: now.toISOString(), progress };
+/**
+ * The text of `progress.json` for `progress` (schema.js's shape) of the
+ * lesson `lessonId`, whose results were judged by the grader `graderVersion`.
+ */
+export function progressFileText({ lessonId, graderVersion, progress, now = new Date() }) {
+  const file = { format: PROGRESS_FILE_FORMAT, version: PROGRESS_FILE_VERSION, lesson: lessonId, graderVersion, exportedAt: now.toISOString(), progress };
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 
 /**
- * Reads an imported file (`name`, `bytes`): a tar export or a bare
- * progress.json. Returns `{ progress, notes }` (notes: what could not be
- * read and was left out) or `{ error }`, one sentence saying why nothing
- * was imported.
+ * Reads an imported file (`name`, `bytes`) into the lesson `lessonId`, whose
+ * page grades with `graderVersion`: a tar export or a bare progress.json.
+ * Returns `{ progress, notes, resultsLeftOut }` (notes: what could not be
+ * read and was left out; resultsLeftOut: null, or a sentence saying why the
+ * file's results were not imported) or `{ error }`, one sentence saying why
+ * nothing was imported.
  */
-export function readProgressFile({ name, bytes, lessonId }) {
+export function readProgressFile({ name, bytes, lessonId, graderVersion }) {
   if (bytes.length > PROGRESS_FILE_BYTES_MAX) return { error: `${name} is larger than ${PROGRESS_FILE_BYTES_MAX / 1024 / 1024} MiB; an export is a few KB. Choose the .tar or progress.json that "Export my solutions" downloaded.` };
   let text;
   if (/\.tar$/i.test(name) || looksLikeTar(bytes)) {
@@ -78,7 +93,20 @@ export function readProgressFile({ name, bytes, lessonId }) {
   }
   const read = readSaved(JSON.stringify(file.progress ?? null));
   if (read.status === "empty") return { error: `${name} holds no progress.` };
-  return { progress: read.progress, notes: read.notes };
+  if (file.graderVersion === graderVersion) return { progress: read.progress, notes: read.notes, resultsLeftOut: null };
+  return { progress: withoutResults(read.progress), notes: read.notes, resultsLeftOut: resultsLeftOutNote(name, file.graderVersion, graderVersion) };
+}
+
+/** `progress` with no exercise passed and no last run: what a result judged by another grader leaves. */
+function withoutResults(progress) {
+  const exercises = {};
+  for (const [exercise, entry] of Object.entries(progress.exercises)) exercises[exercise] = { ...entry, passedAt: null, lastRun: null };
+  return { ...progress, exercises };
+}
+
+function resultsLeftOutNote(name, theirs, ours) {
+  const judged = typeof theirs === "string" ? `were judged by grader ${theirs.slice(0, 40)}` : "do not say which grader judged them (an export from before files recorded it)";
+  return `The test results in ${name} ${judged}, and this page grades with ${ours}, so they were not imported: your code, quiz answers, hints and read marks were. Press "Run tests" on each exercise to grade your code again.`;
 }
 
 /** A ustar header has "ustar" at byte 257. */

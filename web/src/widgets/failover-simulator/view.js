@@ -6,6 +6,7 @@
 // The clock only moves while the widget is on screen, so a visitor who
 // scrolls away finds the story where they left it.
 import initLeaselab, { failoverRun } from "../../../pkg/leaselab.js";
+import { compileWasm } from "../../../../runner/wasm-fetch.js";
 import { h, replaceChildren } from "../../dom.js";
 import {
   PRESETS,
@@ -41,7 +42,7 @@ let loading = null;
  * widget can run.
  */
 export function loadFailoverSimulator() {
-  loading ??= initLeaselab({ module_or_path: new URL("./leaselab_bg.wasm", import.meta.url) }).then(() => mountFailoverSimulator);
+  loading ??= initLeaselab({ module_or_path: compileWasm(new URL("./leaselab_bg.wasm", import.meta.url)) }).then(() => mountFailoverSimulator);
   return loading;
 }
 
