@@ -116,11 +116,11 @@ fn render_lesson_page(dist: &Path) -> Result<(), String> {
     cmd::run(command("node", &["web/build/render-page.mjs", "--lesson", &json_text, "--out", &page.to_string_lossy()]))
 }
 
-fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::copy(from, to).map(|_| ()).map_err(|error| format!("cannot copy {} to {}: {error}", from.display(), to.display()))
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|error| format!("cannot create {}: {error}", to.display()))?;
     let entries = std::fs::read_dir(from).map_err(|error| format!("cannot read {}: {error}", from.display()))?;
     for entry in entries {

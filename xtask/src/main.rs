@@ -7,6 +7,7 @@
 mod build;
 mod check;
 mod cmd;
+mod dist;
 mod lesson;
 mod serve;
 mod test;
@@ -20,6 +21,8 @@ usage: cargo xtask <task> [options]
 tasks:
   setup            install what is missing (wasm32 target, wasm-bindgen CLI, npm packages, Chromium)
   build            build the wasm module and the web page into web/dist
+  dist             build, then the npm package dist/leaselab-<version>.tgz, the Gradescope
+                   autograder dist/gradescope-autograder.zip and dist/exercism-test-runner/
   serve [--port N] build, then serve the lesson on http://127.0.0.1:N (default 8080)
   test             run every test: Rust, wasm (Node and Chromium), node and browser end-to-end
   bench            print figures: page and wasm sizes, grader speed (Rust, Node, Chromium)
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
     let result = match task.as_str() {
         "setup" => tools::ensure_all(tools::Needs { browser: true }),
         "build" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
+        "dist" => dist::run(rest),
         "serve" => serve::run(rest),
         "test" => test::run(rest),
         "check" => check::run(),
