@@ -66,5 +66,8 @@ fn bench() -> Result<(), String> {
     build::build_all()?;
     cmd::run(cmd::command("cargo", &["bench", "-p", "grader"]))?;
     cmd::run(cmd::command("node", &["bench/runner.bench.mjs"]))?;
-    cmd::run(cmd::command("node", &["bench/browser.bench.mjs"]))
+    cmd::run(cmd::command("node", &["bench/browser.bench.mjs"]))?;
+    // Grading with only Node: the package installed from its tarball.
+    dist::build_dist()?;
+    cmd::run(cmd::command("node", &["bench/dist.bench.mjs"]))
 }
