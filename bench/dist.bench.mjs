@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { loadNodeRegistry } from "../runner/node/engines.js";
-import { envWithoutRust, fillSubmission, installPackage, requireDist, run, scratchFolder, TARBALL } from "../tests/support/dist.mjs";
+import { envWithoutRust, fillSubmission, installPackage, requireDist, ROOT, run, scratchFolder, TARBALL } from "../tests/support/dist.mjs";
 
 const ROUNDS = 3;
 const registry = await loadNodeRegistry();
@@ -38,9 +38,19 @@ for (let round = 0; round < ROUNDS; round += 1) {
   }
 }
 
+// The repository's CLI on the same submission, for a ratio that survives a loaded machine.
+const repoGrades = [];
+const submission = fillSubmission(join(scratchFolder("bench-dist"), "submission"), "solution", registry.exercises);
+for (let round = 0; round < ROUNDS; round += 1) {
+  const start = performance.now();
+  await run(process.execPath, [join(ROOT, "cli/leaselab.mjs"), "grade", submission]);
+  repoGrades.push(performance.now() - start);
+}
+
 const bytes = statSync(TARBALL).size;
 console.log(`tarball ${TARBALL.split("/").pop()}: ${bytes} bytes (${(bytes / 1024).toFixed(0)} KiB)`);
 console.log(`install from the tarball (offline, empty cache), median of ${ROUNDS}: ${seconds(median(installs))} (${installs.map(seconds).join(", ")})`);
 console.log(`grade one full submission (${registry.names.length} exercises, ${registry.defaults.seeds} random schedules each), first after install: ${seconds(cold)}`);
 console.log(`grade one full submission, median of ${grades.length}: ${seconds(median(grades))} (${grades.map(seconds).join(", ")})`);
+console.log(`the repository's CLI on the same submission, median of ${ROUNDS}: ${seconds(median(repoGrades))} (${repoGrades.map(seconds).join(", ")})`);
 console.log(`empty folder to a graded submission (install + first grading): ${seconds(installs[0] + cold)}`);
