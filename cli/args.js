@@ -1,5 +1,6 @@
 // Command-line arguments: parsed into options, or a usage error (exit 2).
 import { SEEDS_MAX, SOURCE_BYTES_MAX, gradingDeadlineMs } from "../runner/limits.js";
+import { readFileSync } from "node:fs";
 import { registry } from "./registry.js";
 import { parseShard } from "./shard.js";
 
@@ -33,10 +34,26 @@ options:
   --timeout S       stop grading an exercise file after S seconds of real time
                     (default ${gradingDeadlineMs(DEFAULT_SEEDS) / 1000} s at ${DEFAULT_SEEDS} schedules, scaled with --seeds);
                     it then scores 0 with a "took too long" error
+  --version         print the package's version, the grader's version and the
+                    default budget
   -h, --help        show this help
 
 exit status: 0 every test passed, 1 some test failed (or could not be graded),
 2 bad usage, a refused input or an output that could not be written
+`;
+
+// The package's version is package.json's, next to cli/ in the repository
+// and in the installed package alike (the tarball is built from it).
+const PACKAGE_VERSION = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+
+/**
+ * What `leaselab --version` prints: the package, the grader whose verdicts it
+ * gives (replay tokens and reports carry it) and the budget, the three things
+ * that decide whether two gradings can be compared.
+ */
+export const VERSION_TEXT = `leaselab ${PACKAGE_VERSION}
+grader ${registry.graderVersion}
+budget ${DEFAULT_SEEDS} random schedules per exercise (default; --seeds N changes it), first seed ${registry.defaults.firstSeed}
 `;
 
 export const FORMATS = ["text", "json", "junit", "gradescope", "exercism", "github"];
@@ -55,7 +72,7 @@ function wholeNumber(flag, text, minimum) {
 
 /** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, shard, jobs, timeoutMs }` or throws UsageError. */
 export function parseArgs(argv, env = {}) {
-  const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, timeoutMs: null, help: false };
+  const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, timeoutMs: null, help: false, version: false };
   if (env.LEASELAB_SEED !== undefined && env.LEASELAB_SEED !== "") options.firstSeed = wholeNumber("LEASELAB_SEED", env.LEASELAB_SEED, 0);
   const rest = [...argv];
   while (rest.length > 0) {
@@ -68,6 +85,9 @@ export function parseArgs(argv, env = {}) {
       case "-h":
       case "--help":
         options.help = true;
+        break;
+      case "--version":
+        options.version = true;
         break;
       case "--exercise":
         options.exercise = value();
@@ -109,7 +129,7 @@ export function parseArgs(argv, env = {}) {
         else options.inputs.push(arg);
     }
   }
-  if (options.help) return options;
+  if (options.help || options.version) return options;
   if (options.command !== "grade") {
     throw new UsageError(options.command === null ? "no command given" : `unknown command "${options.command}"; the command is grade`);
   }

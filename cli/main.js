@@ -4,7 +4,7 @@
 // refused input or an output that could not be written.
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseArgs, UsageError, USAGE } from "./args.js";
+import { parseArgs, UsageError, USAGE, VERSION_TEXT } from "./args.js";
 import { gradeInParallel } from "./batch.js";
 import { allPassed } from "./formats/common.js";
 import { scoresCsv } from "./formats/csv.js";
@@ -37,6 +37,10 @@ export async function main(argv, { env, stdout, stderr }) {
   }
   if (options.help) {
     stdout.write(USAGE);
+    return 0;
+  }
+  if (options.version) {
+    stdout.write(VERSION_TEXT);
     return 0;
   }
   // Names come from the inputs alone, so a shard is chosen before any file is read:

@@ -37,6 +37,9 @@ export async function loadSubmissions(inputs, { exercise }) {
         if (!names.includes(entry.file)) continue;
         files.push(await loadFile(entry.name, join(input, entry.file), folder));
       }
+      if (files.length === 0 && exercise !== null) {
+        throw new InputError(`${input}: no ${registry.exercise(exercise).file} found; --exercise ${exercise} grades that file of the directory`);
+      }
       if (files.length === 0) {
         throw new InputError(`${input}: no exercise file found; a submission directory holds ${FILES} (any of them)`);
       }

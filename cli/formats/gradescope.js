@@ -13,5 +13,9 @@ export function renderGradescope(graded) {
     output: test.status === "passed" ? "" : [test.message, test.output, test.replayToken ? `replay: ${test.replayToken}` : ""].filter(Boolean).join("\n\n"),
     visibility: "visible",
   }));
-  return `${wellFormedJson({ score, output: `leaselab graded ${graded.results.map((r) => r.exercise).join(", ")}`, visibility: "visible", stdout_visibility: "hidden", tests })}\n`;
+  // The grader's version, as every report carries it: a regrade under another version may differ.
+  const versions = [...new Set(graded.results.map((r) => r.report.graderVersion).filter(Boolean))];
+  const by = versions.length > 0 ? ` with grader ${versions.join(", ")}` : "";
+  const output = `leaselab graded ${graded.results.map((r) => r.exercise).join(", ")}${by}`;
+  return `${wellFormedJson({ score, output, visibility: "visible", stdout_visibility: "hidden", tests })}\n`;
 }

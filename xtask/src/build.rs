@@ -116,7 +116,7 @@ fn render_lesson_page(dist: &Path) -> Result<(), String> {
     cmd::run(command("node", &["web/build/render-page.mjs", "--lesson", &json_text, "--out", &page.to_string_lossy()]))
 }
 
-fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::copy(from, to).map(|_| ()).map_err(|error| format!("cannot copy {} to {}: {error}", from.display(), to.display()))
 }
 

@@ -7,6 +7,7 @@
 mod build;
 mod check;
 mod cmd;
+mod dist;
 mod lesson;
 mod serve;
 mod site;
@@ -21,6 +22,9 @@ usage: cargo xtask <task> [options]
 tasks:
   setup            install what is missing (wasm32 target, wasm-bindgen CLI, npm packages, Chromium)
   build            build the wasm module and the web page into web/dist
+  dist             build, then the npm package dist/leaselab-<version>.tgz, the Gradescope
+                   autograder dist/gradescope-autograder.zip, dist/exercism-test-runner/
+                   and the static site dist/site/
   serve [--port N] build, then serve the lesson on http://127.0.0.1:N (default 8080)
   site             build, then write the lesson as a static site to dist/site/, for any
                    static host at any path (serve .wasm as application/wasm where you can)
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
     let result = match task.as_str() {
         "setup" => tools::ensure_all(tools::Needs { browser: true }),
         "build" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| build::build_all()),
+        "dist" => dist::run(rest),
         "serve" => serve::run(rest),
         "site" => tools::ensure_all(tools::Needs { browser: false }).and_then(|()| site::build_site()),
         "test" => test::run(rest),
@@ -66,5 +71,8 @@ fn bench() -> Result<(), String> {
     build::build_all()?;
     cmd::run(cmd::command("cargo", &["bench", "-p", "grader"]))?;
     cmd::run(cmd::command("node", &["bench/runner.bench.mjs"]))?;
-    cmd::run(cmd::command("node", &["bench/browser.bench.mjs"]))
+    cmd::run(cmd::command("node", &["bench/browser.bench.mjs"]))?;
+    // Grading with only Node: the package installed from its tarball.
+    dist::build_dist()?;
+    cmd::run(cmd::command("node", &["bench/dist.bench.mjs"]))
 }

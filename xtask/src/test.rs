@@ -4,11 +4,12 @@
 //! 1. native Rust tests of every crate (the bindings' own logic too), then the
 //!    differential test of the store against a real etcd;
 //! 2. the bindings' wasm-bindgen tests in Node, then in headless Chromium;
-//! 3. the release build of the page, and the static site made from it (`dist/site`);
+//! 3. the release build of the page, the static site made from it (`dist/site`),
+//!    then the rest of `dist/` (the npm package and the platform bundles);
 //! 4. node tests and browser end-to-end tests (`tests/*.test.mjs`, node's runner).
 
 use crate::cmd::{self, command};
-use crate::{build, site, tools};
+use crate::{build, dist, tools};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     if !args.is_empty() {
@@ -32,9 +33,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     cmd::run(in_browser)?;
 
     build::build_all()?;
-    // The static site is the page just built, copied (`site::build_site` would build it again);
-    // tests/static-site.browser.test.mjs serves it under a sub-path.
-    site::write_site()?;
+    // The static site (the page just built, copied: tests/static-site.browser.test.mjs serves it
+    // under a sub-path), the package, the Gradescope bundle and the Exercism runner, which the
+    // node tests install and run as course staff would (tests/dist-*.test.mjs); the Gradescope
+    // test unpacks its zip with Debian's unzip.
+    dist::build_dist()?;
+    tools::ensure_debian_packages(&[("/usr/bin/unzip", "unzip")])?;
 
     // The authors' check: the lesson's content, and every solution passes, every starter fails.
     crate::check::run()?;
