@@ -27,7 +27,14 @@ pub fn build_all() -> Result<(), String> {
 /// the lesson's widgets, and the simulation + grader for the code runner.
 pub const WASM_MODULES: [(&str, &[&str]); 2] = [("leaselab_store", &[]), ("leaselab", &["--features", "grader"])];
 
-/// For each module: release build → wasm-bindgen (ES module for the web) → wasm-opt -Oz.
+/// What wasm-opt is asked to do to every module.
+const WASM_OPT_FLAGS: [&str; 3] = ["-Oz", "--strip-debug", "--strip-producers"];
+
+/// For each module: release build → wasm-bindgen (ES module for the web) →
+/// wasm-opt -Oz. The last two steps are skipped when cargo's module is the
+/// one they last made `web/pkg` from (`<module>.stamp` there): binaryen in
+/// Node takes most of a build's half minute, and `cargo xtask test` builds
+/// twice (the page, then the authors' check).
 pub fn build_wasm() -> Result<(), String> {
     for (out_name, features) in WASM_MODULES {
         let mut args = vec!["build", "--release", "--target", WASM_TARGET, "-p", "wasm"];
@@ -35,17 +42,36 @@ pub fn build_wasm() -> Result<(), String> {
         cmd::run(command("cargo", &args))?;
         let input = cargo_target_dir().join(format!("{WASM_TARGET}/release/{WASM_NAME}.wasm"));
         let pkg = pkg();
+        let wasm = pkg.join(format!("{out_name}_bg.wasm"));
+        let stamp = pkg.join(format!("{out_name}.stamp"));
+        let fingerprint = module_fingerprint(&input)?;
+        let outputs_exist = wasm.exists() && pkg.join(format!("{out_name}.js")).exists();
+        if outputs_exist && std::fs::read_to_string(&stamp).is_ok_and(|last| last == fingerprint) {
+            eprintln!("web/pkg/{out_name}: unchanged since its last build");
+            continue;
+        }
         let pkg_text = pkg.to_string_lossy().into_owned();
         cmd::run(command(
             "wasm-bindgen",
             &["--target", "web", "--no-typescript", "--out-name", out_name, "--out-dir", &pkg_text, &input.to_string_lossy()],
         ))?;
         // Only binaryen from npm reads current wasm-bindgen output (Debian's is too old).
-        let wasm = pkg.join(format!("{out_name}_bg.wasm"));
         let wasm_text = wasm.to_string_lossy().into_owned();
-        cmd::run(command(&node_bin("wasm-opt"), &["-Oz", "--strip-debug", "--strip-producers", &wasm_text, "-o", &wasm_text]))?;
+        let mut opt_args = WASM_OPT_FLAGS.to_vec();
+        opt_args.extend([wasm_text.as_str(), "-o", wasm_text.as_str()]);
+        cmd::run(command(&node_bin("wasm-opt"), &opt_args))?;
+        std::fs::write(&stamp, fingerprint).map_err(|error| format!("cannot write {}: {error}", stamp.display()))?;
     }
     Ok(())
+}
+
+/// Names what `web/pkg` is made from: the module cargo built (its size and
+/// an FNV-1a hash of its bytes), the wasm-bindgen CLI and the wasm-opt flags.
+fn module_fingerprint(input: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(input).map_err(|error| format!("cannot read {}: {error}", input.display()))?;
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
+    let bindgen = crate::tools::locked_wasm_bindgen_version()?;
+    Ok(format!("{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}\n", bytes.len(), WASM_OPT_FLAGS.join(" ")))
 }
 
 /// Where cargo puts its builds: `CARGO_TARGET_DIR` when set (relative to the

@@ -24,15 +24,25 @@ pub fn run() -> Result<(), String> {
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();
     exercises.sort();
-    for exercise in &exercises {
-        for (file, must_pass) in [("solution.js", true), ("starter.js", false)] {
-            let path = format!("{lesson_dir}/{exercise}/{file}");
-            let status = Command::new("node")
-                .args(["cli/leaselab.mjs", "grade", &path, "--exercise", exercise, "--format", "json"])
+    let gradings: Vec<(String, String, bool)> = exercises
+        .iter()
+        .flat_map(|exercise| [("solution.js", true), ("starter.js", false)].map(|(file, must_pass)| (exercise.clone(), format!("{lesson_dir}/{exercise}/{file}"), must_pass)))
+        .collect();
+    // The gradings are independent processes, each on one core: run a core's worth at once.
+    let at_once = std::thread::available_parallelism().map_or(2, |cores| cores.get());
+    for batch in gradings.chunks(at_once) {
+        let mut running = Vec::new();
+        for (exercise, path, must_pass) in batch {
+            let child = Command::new("node")
+                .args(["cli/leaselab.mjs", "grade", path, "--exercise", exercise, "--format", "json"])
                 .current_dir(root())
                 .stdout(std::process::Stdio::null())
-                .status()
+                .spawn()
                 .map_err(|error| format!("could not run the grader: {error}"))?;
+            running.push((exercise, path, *must_pass, child));
+        }
+        for (exercise, path, must_pass, mut child) in running {
+            let status = child.wait().map_err(|error| format!("could not run the grader: {error}"))?;
             match (status.code(), must_pass) {
                 (Some(0), true) | (Some(1), false) => {
                     eprintln!("{path}: {}", if must_pass { "passes, as a solution must" } else { "fails, as a starter must" })

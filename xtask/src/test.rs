@@ -6,7 +6,8 @@
 //! 2. the bindings' wasm-bindgen tests in Node, then in headless Chromium;
 //! 3. the release build of the page, the static site made from it (`dist/site`),
 //!    then the rest of `dist/` (the npm package and the platform bundles);
-//! 4. node tests and browser end-to-end tests (`tests/*.test.mjs`, node's runner).
+//! 4. node tests and browser end-to-end tests (`tests/*.test.mjs`, node's runner, one
+//!    file per core at a time).
 
 use crate::cmd::{self, command};
 use crate::{build, dist, tools};
@@ -44,9 +45,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
     crate::check::run()?;
 
     let test_files = node_test_files()?;
-    let mut args = vec!["--test", "--test-reporter=spec"];
+    // Files run side by side, one per core (node's default on 2 cores is one
+    // at a time). They are independent: each serves its own page on a free
+    // port, launches its own browser and writes to its own temporary folders
+    // and screenshot names, and every wait is for a state, not for time, with
+    // bounds only a broken build nears, so a busy core slows a file but
+    // never changes what it sees.
+    let concurrency = format!("--test-concurrency={}", node_test_concurrency());
+    let mut args = vec!["--test", "--test-reporter=spec", concurrency.as_str()];
     args.extend(test_files.iter().map(String::as_str));
     cmd::run(command("node", &args))
+}
+
+/// How many test files run at once: one per core, and at least two (most
+/// files grade in one thread, so a second file uses the core the first
+/// leaves idle).
+fn node_test_concurrency() -> usize {
+    std::thread::available_parallelism().map_or(2, |cores| cores.get().max(2))
 }
 
 /// `tests/**/*.test.mjs`, sorted, relative to the root (node 20's runner
