@@ -1,30 +1,70 @@
 // Browser benchmark: the time to grade each exercise's reference solution
-// (whole suite, the page's own default budget) in headless Chromium, in the page's Web
-// Worker, as a learner's "Run tests" does. Prints figures only.
-import { readFileSync } from "node:fs";
+// (whole suite, the page's own default budget) in headless Chromium, in the
+// page's Web Worker, as a learner's "Run tests" does: cold (a fresh page,
+// the first "Run tests": the worker starts and loads its engines) and warm
+// (best of the next three). Then, if bench/runner.bench.mjs ran before
+// (target/bench/node.json), Chromium beside Node, the unsandboxed V8 run,
+// native Rust and the conventional Vitest suite. Prints figures only.
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { startBrowser, openPage } from "../tests/support/browser.mjs";
-
 import { lessonFile } from "../web/build/lesson-folder.mjs";
+
+const WARM_ROUNDS = 3;
+const NODE_FIGURES = fileURLToPath(new URL("../target/bench/node.json", import.meta.url));
+
 const session = await startBrowser();
+const chromium = {};
+let seeds = null;
 try {
-  const { page } = await openPage(session.browser, session.url);
-  await page.waitForSelector("html[data-lesson-ready]");
-  const { exercises, seeds } = await page.evaluate(() => ({ exercises: Object.keys(window.leaselab.exercises), seeds: window.leaselab.grading.seeds }));
-  console.log(`suite timings in headless Chromium (page worker; ${seeds} random seeds, the page's default, + named scenarios; best of 3)`);
+  const { page: first, context: firstContext } = await openPage(session.browser, session.url);
+  await first.waitForSelector("html[data-lesson-ready]");
+  const exercises = await first.evaluate(() => Object.keys(window.leaselab.exercises));
+  seeds = await first.evaluate(() => window.leaselab.grading.seeds);
+  await firstContext.close();
+  console.log(`suites in headless Chromium (page worker; ${seeds} random seeds, the page's default, + named scenarios): cold = a fresh page's first "Run tests", warm = best of the next ${WARM_ROUNDS}`);
   for (const exercise of exercises) {
     const source = readFileSync(lessonFile(exercise, "solution.js"), "utf8");
-    const timings = await page.evaluate(async ({ exercise, source }) => {
-      const results = [];
-      for (let round = 0; round < 3; round += 1) {
-        const started = performance.now();
-        const report = await window.leaselab.grade({ exercise, source });
-        results.push({ ms: performance.now() - started, runs: report.tests.reduce((sum, test) => sum + test.runs, 0), passed: report.score === report.maxScore });
-      }
-      return results;
-    }, { exercise, source });
-    const best = timings.reduce((a, b) => (a.ms < b.ms ? a : b));
-    console.log(`  ${exercise.padEnd(8)} ${String(best.runs).padStart(4)} runs in ${best.ms.toFixed(0).padStart(5)} ms  (first run ${timings[0].ms.toFixed(0)} ms, includes loading the engines)${best.passed ? "" : "  REFERENCE FAILED"}`);
+    const { page, context } = await openPage(session.browser, session.url);
+    await page.waitForSelector("html[data-lesson-ready]");
+    const timings = await page.evaluate(
+      async ({ exercise, source, rounds }) => {
+        const results = [];
+        for (let round = 0; round < rounds; round += 1) {
+          const started = performance.now();
+          const report = await window.leaselab.grade({ exercise, source });
+          results.push({ ms: performance.now() - started, runs: report.tests.reduce((sum, test) => sum + test.runs, 0), passed: report.score === report.maxScore });
+        }
+        return results;
+      },
+      { exercise, source, rounds: 1 + WARM_ROUNDS },
+    );
+    await context.close();
+    const [cold, ...warm] = timings;
+    const best = warm.reduce((a, b) => (a.ms < b.ms ? a : b));
+    chromium[exercise] = { runs: best.runs, warmMs: best.ms, coldMs: cold.ms };
+    console.log(`  ${exercise.padEnd(8)} ${String(best.runs).padStart(4)} runs: warm ${best.ms.toFixed(0).padStart(5)} ms, cold ${cold.ms.toFixed(0).padStart(5)} ms${best.passed && cold.passed ? "" : "  REFERENCE FAILED"}`);
   }
 } finally {
   await session.close();
+}
+
+if (existsSync(NODE_FIGURES)) {
+  const node = JSON.parse(readFileSync(NODE_FIGURES, "utf8"));
+  if (node.seeds !== seeds) {
+    console.log(`(target/bench/node.json was measured at ${node.seeds} seeds, not ${seeds}: no comparison)`);
+  } else {
+    const ms = (value) => `${value.toFixed(0).padStart(6)} ms`;
+    const times = (a, b) => `${(a / b).toFixed(1).padStart(5)}×`;
+    console.log(`all at the default budget (${seeds} seeds); Node, V8 and native from bench/runner.bench.mjs, run just before`);
+    console.log(`  exercise  Chromium warm  Chromium cold    Node sandboxed  unsandboxed V8  native Rust   warm/V8  warm/native`);
+    for (const [exercise, figures] of Object.entries(chromium)) {
+      const other = node.exercises[exercise];
+      if (!other) continue;
+      console.log(`  ${exercise.padEnd(8)}  ${ms(figures.warmMs)}      ${ms(figures.coldMs)}      ${ms(other.sandboxedMs)}       ${ms(other.unsandboxedMs)}   ${ms(other.nativeMs)}   ${times(figures.warmMs, other.unsandboxedMs)}   ${times(figures.warmMs, other.nativeMs)}`);
+    }
+    if (node.vitest && chromium.lock) {
+      console.log(`  conventional Vitest suite of lock: ${node.vitest.wallSeconds.toFixed(2)} s wall, ${node.vitest.testMs.toFixed(0)} ms of tests; Chromium warm lock is ${times(node.vitest.testMs, chromium.lock.warmMs)} faster than its test time, ${times(node.vitest.wallSeconds * 1000, chromium.lock.warmMs)} than its wall time`);
+    }
+  }
 }

@@ -14,7 +14,7 @@
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import releaseSyncVariant from "@jitl/quickjs-wasmfile-release-sync";
 import initLeaselab, * as leaselab from "../web/pkg/leaselab.js";
-import { compileWasm } from "./wasm-fetch.js";
+import { compileWasm, compileWasmAndRead } from "./wasm-fetch.js";
 
 /** Spare QuickJS instances kept ready before each grading. */
 const SPARE_INSTANCES = 4;
@@ -108,7 +108,7 @@ let loading = null;
  */
 export function loadEngines(sources) {
   loading ??= (async () => {
-    const quickjsModule = await compile(sources.quickjsWasm);
+    const { module: quickjsModule, layout } = await compileWithLayout(sources.quickjsWasm);
     // QuickJS's own memory limit does not see large allocations in this
     // build, so the limit is the instance's memory itself: a fixed maximum
     // makes a memory bomb fail fast with "out of memory" inside the VM.
@@ -124,7 +124,7 @@ export function loadEngines(sources) {
         initial: QUICKJS_MEMORY_INITIAL_BYTES / WASM_PAGE_BYTES,
         maximum: QUICKJS_MEMORY_MAXIMUM_BYTES / WASM_PAGE_BYTES,
       });
-      const watched = { memory, failedGrows: 0 };
+      const watched = { memory, failedGrows: 0, layout };
       const grow = memory.grow;
       memory.grow = (pages) => {
         try {
@@ -155,4 +155,107 @@ export function loadEngines(sources) {
 async function compile(source) {
   if (source instanceof URL || typeof source === "string") return compileWasm(source);
   return WebAssembly.compile(source);
+}
+
+/**
+ * The compiled QuickJS module, and where its memory's parts are (see
+ * `memoryLayout`). In a browser the module comes by URL (see wasm-fetch.js,
+ * which also hands back its bytes, for the layout).
+ */
+async function compileWithLayout(source) {
+  if (source instanceof URL || typeof source === "string") {
+    const { module, bytes } = await compileWasmAndRead(source);
+    return { module, layout: memoryLayout(bytes) };
+  }
+  return { module: await WebAssembly.compile(source), layout: memoryLayout(new Uint8Array(source.buffer ?? source, source.byteOffset ?? 0, source.byteLength)) };
+}
+
+/**
+ * Where an emscripten-built module keeps its static data and its stack, read
+ * from the module's bytes: `{ dataEnd, stackTop }`, or null when the module
+ * does not have the expected shape (the sandbox then restores its whole used
+ * memory, as before). `dataEnd` is the end of the last data segment (the
+ * zero-initialised statics follow it, before the stack); `stackTop` is the
+ * initial value of the stack pointer (global 0, a mutable i32): the stack
+ * grows down from it, the heap starts at it.
+ */
+export function memoryLayout(bytes) {
+  let at = 8;
+  /** A LEB128 number: unsigned, or a signed 32-bit one. */
+  const leb = (signed = false) => {
+    let result = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = bytes[at++];
+      result += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return signed && byte & 0x40 ? result - 2 ** shift : result;
+  };
+  const unsigned = () => leb();
+  const signed32 = () => leb(true);
+  let stackTop = null;
+  let dataEnd = null;
+  try {
+    if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) return null;
+    while (at < bytes.length) {
+      const id = bytes[at++];
+      const size = unsigned();
+      const end = at + size;
+      if (id === 2) {
+        // Imported globals would come before global 0: this shape has none.
+        const count = unsigned();
+        for (let index = 0; index < count; index += 1) {
+          const moduleName = unsigned();
+          at += moduleName;
+          const fieldName = unsigned();
+          at += fieldName;
+          const kind = bytes[at++];
+          if (kind === 3) return null;
+          if (kind === 0) unsigned();
+          else if (kind === 1) {
+            at += 1;
+            const flags = unsigned();
+            unsigned();
+            if (flags & 1) unsigned();
+          } else if (kind === 2) {
+            const flags = unsigned();
+            unsigned();
+            if (flags & 1) unsigned();
+          } else return null;
+        }
+      } else if (id === 6) {
+        unsigned();
+        const type = bytes[at++];
+        const mutable = bytes[at++];
+        const opcode = bytes[at++];
+        if (type !== 0x7f || mutable !== 1 || opcode !== 0x41) return null;
+        stackTop = signed32();
+      } else if (id === 11) {
+        const count = unsigned();
+        for (let index = 0; index < count; index += 1) {
+          const flags = unsigned();
+          if (flags === 1) {
+            const length = unsigned();
+            at += length;
+            continue;
+          }
+          if (flags === 2) unsigned();
+          if (flags !== 0 && flags !== 2) return null;
+          if (bytes[at++] !== 0x41) return null;
+          const offset = signed32();
+          if (bytes[at++] !== 0x0b) return null;
+          const length = unsigned();
+          at += length;
+          dataEnd = Math.max(dataEnd ?? 0, offset + length);
+        }
+      }
+      at = end;
+    }
+  } catch {
+    return null;
+  }
+  if (stackTop === null || dataEnd === null || !(stackTop > dataEnd)) return null;
+  return { dataEnd, stackTop };
 }

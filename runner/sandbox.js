@@ -280,6 +280,53 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
   });
 })`;
 
+/**
+ * How much of the engine's stack (below its top) a run's restore puts back.
+ * QuickJS stops the learner's code when its stack use passes the runtime's
+ * limit (`stackBytes`, 128 KiB); the engine's own C code beyond that limit
+ * (a built-in called at the limit, a host callback) uses a few KiB more.
+ * The stack below this window is never reached by a run (see
+ * BENCHMARKS.md: the deepest run of the hostile corpus), so it is not copied.
+ */
+export const STACK_WINDOW_BYTES = 512 * 1024;
+
+/** Statics that follow the data segments (zero-initialised) fit in this slack. */
+const STATICS_SLACK_BYTES = 64 * 1024;
+
+/**
+ * The engine's memory as it is now, for `restoreMemory`: the regions a run
+ * can write, as copies. Without a layout (or with one that does not look as
+ * expected), the whole used memory is one region. Only the used part is
+ * kept: in a fresh instance everything above the last non-zero byte is
+ * untouched heap, and the allocator gives nothing out of it without writing
+ * it. With a layout, the stack below `STACK_WINDOW_BYTES` is left out: the
+ * static data and its zero-initialised statics (up to `dataEnd` plus a
+ * slack), the top of the stack, and the heap above it are kept, in two
+ * regions; the part left out must be all zeros now (nothing ran there).
+ */
+export function sealMemory(memory, layout) {
+  const words = new Uint32Array(memory.buffer);
+  let last = words.length - 1;
+  while (last >= 0 && words[last] === 0) last -= 1;
+  const used = Math.min(memory.buffer.byteLength, Math.ceil(((last + 1) * 4) / WASM_PAGE_BYTES + 1) * WASM_PAGE_BYTES);
+  const whole = [{ start: 0, bytes: new Uint8Array(memory.buffer, 0, used).slice() }];
+  if (layout === null) return whole;
+  const staticsEnd = Math.ceil((layout.dataEnd + STATICS_SLACK_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
+  const windowStart = Math.floor((layout.stackTop - STACK_WINDOW_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
+  if (!(staticsEnd < windowStart && windowStart < used)) return whole;
+  for (let index = staticsEnd / 4; index < windowStart / 4; index += 1) if (words[index] !== 0) return whole;
+  return [
+    { start: 0, bytes: new Uint8Array(memory.buffer, 0, staticsEnd).slice() },
+    { start: windowStart, bytes: new Uint8Array(memory.buffer, windowStart, used - windowStart).slice() },
+  ];
+}
+
+/** Puts back the regions `sealMemory` copied. */
+export function restoreMemory(memory, regions) {
+  const bytes = new Uint8Array(memory.buffer);
+  for (let index = 0; index < regions.length; index += 1) bytes.set(regions[index].bytes, regions[index].start);
+}
+
 /** Jobs run per crossing into the VM: the budget and the clock are checked between batches. */
 const JOBS_PER_BATCH = 1_000;
 
@@ -379,17 +426,12 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
      * (`beginRun`), so nothing one run did (objects it leaked, a heap it
      * filled, an interrupted job, the allocator's free lists) can be seen by
      * the next, a run's replay is byte for byte the same run, and memory
-     * stays flat over any number of runs. Only the used part is kept: in a
-     * fresh instance, everything above the last non-zero byte is untouched
-     * heap, and the allocator gives nothing out of it without writing it.
+     * stays flat over any number of runs. Only what a run can write is
+     * kept (see `sealMemory`).
      */
     seal() {
       if (watched === null || broken) return;
-      const words = new Uint32Array(watched.memory.buffer);
-      let last = words.length - 1;
-      while (last >= 0 && words[last] === 0) last -= 1;
-      const used = Math.min(watched.memory.buffer.byteLength, Math.ceil(((last + 1) * 4) / WASM_PAGE_BYTES + 1) * WASM_PAGE_BYTES);
-      sealed = new Uint8Array(watched.memory.buffer, 0, used).slice();
+      sealed = sealMemory(watched.memory, watched.layout ?? null);
     },
     /** True when runs start from the sealed memory (so a stop leaves nothing behind). */
     get restores() {
@@ -397,7 +439,7 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
     },
     /** Starts a run: the sealed memory back, fresh budgets and deadline. */
     beginRun() {
-      if (sealed !== null && !broken) new Uint8Array(watched.memory.buffer).set(sealed);
+      if (sealed !== null && !broken) restoreMemory(watched.memory, sealed);
       interrupts = 0;
       jobs = 0;
       stopped = null;
@@ -504,7 +546,7 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
       const handles = [...owned, tools, inspect];
       // A sealed sandbox is clean again once its memory is put back.
       if (sealed !== null && !broken) {
-        new Uint8Array(watched.memory.buffer).set(sealed);
+        restoreMemory(watched.memory, sealed);
         stopped = null;
       }
       if (!stopped && !broken) {

@@ -18,7 +18,8 @@ use crate::cas::CasExercise;
 use crate::election::ElectionExercise;
 use crate::fencing::FencingExercise;
 use crate::grade::{
-    case_from_token, grade, replay_token, Case, Execution, Exercise, GradeOptions, RANDOM_TEST,
+    case_from_token, grade, grade_part, replay_token, Case, Execution, Exercise, GradeOptions,
+    ScenarioPart, RANDOM_TEST,
 };
 use crate::lease::LeaseExercise;
 use crate::lock::LockExercise;
@@ -130,10 +131,11 @@ pub fn simulated_execution(json: &str) -> Result<Execution, String> {
 /// A [`Hosted`] exercise behind JSON, so that one list can hold them all.
 pub trait HostedExercise: Sync {
     fn info(&self) -> &'static ExerciseInfo;
-    /// Grades a submission; `run` executes one case.
+    /// Grades a submission (or one part of it, see [`ScenarioPart`]); `run` executes one case.
     fn grade_json(
         &self,
         options: &GradeOptions,
+        part: ScenarioPart,
         run: &mut RunJson<'_>,
     ) -> Result<SuiteReport, String>;
     /// The case a replay token stands for, as JSON.
@@ -180,6 +182,7 @@ where
     fn grade_json(
         &self,
         options: &GradeOptions,
+        part: ScenarioPart,
         run: &mut RunJson<'_>,
     ) -> Result<SuiteReport, String> {
         // The first host failure stops grading: a broken host must not look like a failing submission.
@@ -200,7 +203,7 @@ where
                 trace: Vec::new(),
             }
         };
-        let report = grade(self, &mut run_case, options);
+        let report = grade_part(self, &mut run_case, options, part);
         match host_error {
             Some(message) => Err(message),
             None => Ok(report),
@@ -280,13 +283,15 @@ where
     }
 }
 
-/// Grades a submission of exercise `name`; `run` executes one case.
+/// Grades a submission of exercise `name` (or one part of it, see
+/// [`ScenarioPart`]); `run` executes one case.
 pub fn grade_json(
     name: &str,
     options: &GradeOptions,
+    part: ScenarioPart,
     run: &mut RunJson<'_>,
 ) -> Result<SuiteReport, String> {
-    exercise_named(name)?.grade_json(options, run)
+    exercise_named(name)?.grade_json(options, part, run)
 }
 
 /// The case a replay token stands for, as JSON.

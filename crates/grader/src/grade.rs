@@ -181,8 +181,43 @@ pub fn grade<E: Exercise>(
     run: &mut dyn FnMut(&Case<E::Workload>) -> Execution,
     options: &GradeOptions,
 ) -> SuiteReport {
+    grade_part(exercise, run, options, ScenarioPart::ALL)
+}
+
+/// Which named scenarios one part of a grading split across workers runs:
+/// those whose position `i` in the suite has `i % count == index`. The
+/// random-schedules test always runs, over `options`' seeds (the host gives
+/// each part its own range of seeds); the host merges the parts' reports in
+/// the suite's order (`runner/merge.js`), which gives the report a grading
+/// in one piece gives, because every run is independent of the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScenarioPart {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl ScenarioPart {
+    /// Every scenario: a grading in one piece.
+    pub const ALL: ScenarioPart = ScenarioPart { index: 0, count: 1 };
+
+    fn runs(&self, position: usize) -> bool {
+        self.count <= 1 || position % self.count as usize == self.index as usize
+    }
+}
+
+/// `grade`, for one part of a split grading (see [`ScenarioPart`]): the
+/// report lists the scenarios of this part, then the random-schedules test.
+pub fn grade_part<E: Exercise>(
+    exercise: &E,
+    run: &mut dyn FnMut(&Case<E::Workload>) -> Execution,
+    options: &GradeOptions,
+    part: ScenarioPart,
+) -> SuiteReport {
     let mut tests = Vec::new();
-    for scenario in exercise.scenarios() {
+    for (position, scenario) in exercise.scenarios().into_iter().enumerate() {
+        if !part.runs(position) {
+            continue;
+        }
         tests.push(grade_cases(
             exercise,
             run,

@@ -21,6 +21,7 @@ pub mod timeline;
 pub mod waiting;
 
 pub use grade::{
-    case_from_token, grade, replay_token, Case, Execution, Exercise, GradeOptions, Scenario,
+    case_from_token, grade, grade_part, replay_token, Case, Execution, Exercise, GradeOptions,
+    Scenario, ScenarioPart,
 };
 pub use report::{Counterexample, Status, SuiteReport, TestReport, Violation};

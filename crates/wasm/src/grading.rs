@@ -13,6 +13,8 @@ struct JsGradeOptions {
     first_seed: Option<f64>,
     seeds: Option<u32>,
     shrink_attempts_max: Option<u32>,
+    /// One part of a grading split across workers: `[index, count]` (see `grader::ScenarioPart`).
+    scenario_part: Option<(u32, u32)>,
 }
 
 /// Grades a submission: `runCase(caseJson)` runs one case and answers with
@@ -25,7 +27,7 @@ pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Fun
         JsGradeOptions::default()
     } else {
         serde_wasm_bindgen::from_value(options)
-            .map_err(|error| JsError::new(&format!("gradeSubmission's options: {error}; pass {{ firstSeed, seeds, shrinkAttemptsMax }}")))?
+            .map_err(|error| JsError::new(&format!("gradeSubmission's options: {error}; pass {{ firstSeed, seeds, shrinkAttemptsMax, scenarioPart }}")))?
     };
     let defaults = GradeOptions::default();
     let options = GradeOptions {
@@ -44,7 +46,12 @@ pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Fun
         }
         answer.as_string().map(HostAnswer::Json).ok_or_else(|| "runCase must return the execution as a JSON string or a handOff() ticket".to_string())
     };
-    let report = grader::dynamic::grade_json(exercise, &options, &mut run).map_err(|message| JsError::new(&message))?;
+    let part = match js_options.scenario_part {
+        Some((index, count)) if count > 0 && index < count => grader::ScenarioPart { index, count },
+        Some((index, count)) => return Err(JsError::new(&format!("gradeSubmission's options: scenarioPart [{index}, {count}] must be [index, count] with index < count"))),
+        None => grader::ScenarioPart::ALL,
+    };
+    let report = grader::dynamic::grade_json(exercise, &options, part, &mut run).map_err(|message| JsError::new(&message))?;
     Ok(serde_json::to_string(&report).expect("reports serialize"))
 }
 

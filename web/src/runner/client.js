@@ -14,11 +14,18 @@
 // terminating a worker never loses a request that had not started: those are
 // simply sent to the fresh worker.
 //
+// A grading is split across a pool of workers, one per core (at most
+// GRADING_WORKERS_MAX): each grades some of the named scenarios and a range
+// of the random seeds, and the parts' reports are merged into the report one
+// worker would give, byte for byte (runner/merge.js). The deadline covers
+// the whole request; when it fires, every worker of the pool is terminated.
+//
 // Lab mode has a worker of its own: a lab run lasts seconds of real time
 // against a real etcd, and sharing a worker would let a grading's long
 // synchronous stretch freeze the lab's real-time processes, and a grading's
 // deadline kill a lab run that did nothing wrong.
 import { DEADLINE_MS_MAX, deadlineMessage, gradingDeadlineMs } from "../../../runner/limits.js";
+import { mergeGrading, splitGrading } from "../../../runner/merge.js";
 
 /** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
 export class DeadlineError extends Error {
@@ -30,28 +37,34 @@ export class DeadlineError extends Error {
 
 let nextId = 1;
 
-/** One worker at a time, restarted after a deadline or a crash, and the requests waiting for it. */
-function createLane() {
-  let worker = null;
-  /** The request posted to `worker` and not yet answered. */
+/**
+ * Workers for one request at a time, restarted after a deadline or a crash,
+ * and the requests waiting for them. A request is one message to one worker,
+ * or (a grading split across the lane's `size` workers) one message per
+ * worker, answered when every part has answered, with `merge(answers)`.
+ */
+function createLane(size = 1) {
+  /** The workers, by slot; null until a request needs one. */
+  const workers = Array.from({ length: size }, () => null);
+  /** The request posted to the workers and not yet answered. */
   let active = null;
   /** Requests not yet posted, oldest first. */
   const queued = [];
 
-  function startWorker() {
+  function startWorker(slot) {
     const own = new Worker(new URL("./grader-worker.js", import.meta.url), { type: "module" });
-    // A terminated worker may still have events on their way: only the current one's count.
+    // A terminated worker may still have events on their way: only the current ones count.
     own.addEventListener("message", (event) => {
-      if (own === worker) onMessage(event.data);
+      if (own === workers[slot]) onMessage(slot, event.data);
     });
     own.addEventListener("error", (event) => {
-      if (own !== worker) return;
+      if (own !== workers[slot]) return;
       // Handled here: the request that was running gets the reason, so the browser need not report it too.
       event.preventDefault();
       died(`the grader stopped unexpectedly${event.message ? ` (${event.message})` : ""}`);
     });
     own.addEventListener("messageerror", () => {
-      if (own === worker) died("the grader sent an answer the page could not read");
+      if (own === workers[slot]) died("the grader sent an answer the page could not read");
     });
     return own;
   }
@@ -59,18 +72,22 @@ function createLane() {
   function pump() {
     if (active || queued.length === 0) return;
     const job = queued.shift();
-    worker ??= startWorker();
     active = job;
     job.timer = setTimeout(() => expired(job), job.deadlineMs);
+    job.answers = job.parts.map(() => undefined);
+    job.runs = job.parts.map(() => 0);
     try {
-      worker.postMessage({ ...job.message, id: job.id });
+      job.parts.forEach((message, slot) => {
+        workers[slot] ??= startWorker(slot);
+        workers[slot].postMessage({ ...message, id: job.id });
+      });
     } catch (error) {
       // A request that cannot be sent (say, a function among its options) fails alone, at once, and the queue moves on.
       settle(job, () => job.reject(error));
     }
   }
 
-  /** Ends the active request and sends the next one (to the same worker, if it still runs). */
+  /** Ends the active request and sends the next one (to the same workers, if they still run). */
   function settle(job, outcome) {
     clearTimeout(job.timer);
     if (active === job) active = null;
@@ -78,16 +95,18 @@ function createLane() {
     pump();
   }
 
-  function onMessage(message) {
+  function onMessage(slot, message) {
     const job = active;
     if (!job || message.id !== job.id) return;
     switch (message.type) {
       case "started":
+        if (job.started) return;
         job.started = message;
         job.onStarted?.();
         return;
       case "progress":
-        job.onProgress?.(message.runs);
+        job.runs[slot] = message.runs;
+        job.onProgress?.(job.runs.reduce((sum, runs) => sum + runs, 0));
         return;
       case "log":
         job.onProgress?.(message.line);
@@ -96,46 +115,58 @@ function createLane() {
         settle(job, () => job.reject(new Error(message.message)));
         return;
       default:
-        settle(job, () => job.resolve(message.report ?? message.replay ?? message.lab));
+        job.answers[slot] = message.report ?? message.replay ?? message.lab;
+        if (job.answers.every((answer) => answer !== undefined)) settle(job, () => job.resolve(job.merge(job.answers)));
     }
   }
 
-  /** The worker is gone for good: the running request fails with `reason`; the queued ones go to a fresh worker. */
+  /** A worker is gone for good: the running request fails with `reason`; the queued ones go to fresh workers. */
   function died(reason) {
-    stopWorker();
+    stopWorkers();
     const job = active;
     if (job) settle(job, () => job.reject(new Error(reason)));
   }
 
   function expired(job) {
     if (active !== job) return;
-    stopWorker();
+    stopWorkers();
     settle(job, () => job.onDeadline());
   }
 
-  function stopWorker() {
-    worker?.terminate();
-    worker = null;
+  function stopWorkers() {
+    workers.forEach((worker, slot) => {
+      worker?.terminate();
+      workers[slot] = null;
+    });
   }
 
   /**
-   * Queues `message` for the worker. If `deadlineMs` passes before the
-   * answer, `onDeadline(job)` settles the promise; `job.started` is the
+   * Queues `message` (or `parts`, one message per worker, whose answers
+   * `merge` makes one) for the workers. If `deadlineMs` passes before the
+   * answer, `onDeadline(job)` settles the promise; `job.started` is a
    * worker's "started" message, or null if none came.
    */
-  function send(message, { deadlineMs, onStarted, onProgress, onDeadline }) {
+  function send(message, { parts = [message], merge = (answers) => answers[0], deadlineMs, onStarted, onProgress, onDeadline }) {
     return new Promise((resolve, reject) => {
-      const job = { id: nextId++, message, deadlineMs, onStarted, onProgress, resolve, reject, timer: null, started: null };
+      const job = { id: nextId++, parts, merge, deadlineMs, onStarted, onProgress, resolve, reject, timer: null, started: null };
       job.onDeadline = () => onDeadline(job);
       queued.push(job);
       pump();
     });
   }
 
-  return { send };
+  return { send, size };
 }
 
-const grading = createLane();
+/**
+ * How many workers share a grading: one per core the browser reports, at
+ * most GRADING_WORKERS_MAX (each holds its own engines, tens of MB), one
+ * where the browser does not say.
+ */
+export const GRADING_WORKERS_MAX = 4;
+const gradingWorkers = Math.max(1, Math.min(GRADING_WORKERS_MAX, Math.floor(globalThis.navigator?.hardwareConcurrency ?? 1)));
+
+const grading = createLane(gradingWorkers);
 const lab = createLane();
 
 /**
@@ -177,9 +208,14 @@ export async function gradeInWorker({ exercise, source, options, deadlineMs, onS
   const gradeOptions = { ...options };
   if (!Number.isSafeInteger(gradeOptions.seeds)) throw new TypeError("gradeInWorker needs options.seeds, a whole number: the page passes the grader's default budget");
   const { seeds } = gradeOptions;
+  const message = { type: "grade", exercise, source, options: gradeOptions };
+  // Split across the lane's workers: each grades some scenarios and a range
+  // of the seeds; the merged report is the one a single worker would give.
+  const split = grading.size > 1 ? { parts: splitGrading(gradeOptions, grading.size).map((options) => ({ ...message, options })), merge: mergeGrading } : {};
   return grading.send(
-    { type: "grade", exercise, source, options: gradeOptions },
+    message,
     {
+      ...split,
       deadlineMs: deadlineFor(gradingDeadlineMs(seeds), deadlineMs),
       onStarted,
       onProgress,

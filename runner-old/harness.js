@@ -1,0 +1,711 @@
+// The harness: trusted code that runs *inside* the sandbox, beside the
+// learner's module. It builds each process's `ctx`, turns store calls into
+// promises that the simulation settles, and plays the test's workload by
+// calling the learner's functions, exactly as the Rust harness in
+// crates/grader does (same calls, same notes, same order).
+//
+// It is shipped into the VM as source text (`HARNESS_SOURCE`), so
+// `harnessMain` must not refer to anything outside itself.
+//
+// The bridge is batched, because crossing between the VM and the host is the
+// runner's main cost: while the learner's code runs, its calls, the notes
+// and console lines only go into an outbox, in order; the host takes the
+// outbox (`flush`) when the code waits again and hands it to the simulation.
+// No simulated time passes while code runs, so nothing can tell the
+// difference: a call's id is the simulation's next call number (calls are
+// numbered in order; processes that finished or crashed make none), and
+// `now()` reads the local clocks the host passed with the last step.
+
+/* eslint-disable no-restricted-globals */
+function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
+  "use strict";
+  // The realm is sealed before this runs (see the prelude in sandbox.js), so
+  // the built-ins used here are the real ones. Still, nothing below iterates
+  // with `for…of`, spreads, or calls a method on a value the learner made:
+  // learner values are only read through `read()`, once per field.
+  const { freeze, getOwnPropertyNames, getPrototypeOf, isFrozen } = Object;
+  const { stringify, parse } = JSON;
+  const isSafeInteger = Number.isSafeInteger;
+  const ceil = Math.ceil;
+  const { describe, read, isWellFormed, halt, isStopped, consoleLinesMax } = tools;
+  const workload = parse(workloadJson);
+  /** The largest TTL and sleep accepted: a day (the store's own TTL limit). */
+  const MS_MAX = 86_400_000;
+  /** callId → { resolve, reject } */
+  const pending = new Map();
+  /**
+   * Messages for the host, in order, one line each: "c<process>|<call JSON>",
+   * "n<process>|<note JSON>", "f<process>|" (finished), "s<process>|<reason>"
+   * (the harness stopped the run). JSON text never holds a raw line break or
+   * a lone surrogate: every learner string in it is checked or made safe.
+   */
+  let outbox = [];
+  let nextCallId = 0;
+  /** Processes that may still call (not finished, not crashed). */
+  const running = new Set();
+  /** Each process's local clock at the current step, from the host. */
+  let localNows = [];
+  /** The process whose code runs now (console lines are attributed to it). */
+  let current = 0;
+  let consoleLines = 0;
+  tools.setConsoleSink((text) => {
+    consoleLines += 1;
+    if (consoleLines === consoleLinesMax + 1) {
+      const reason = "printed more than " + consoleLinesMax + " lines to the console";
+      outbox.push("s" + current + "|" + reason);
+      halt(reason);
+    }
+    if (consoleLines > consoleLinesMax) return;
+    outbox.push("n" + current + "|" + stringify({ note: "console", text }));
+  });
+
+  /** Deep-freezes what the harness hands to learner code, so no process can leave state on it for another. */
+  function harden(value) {
+    if ((typeof value !== "object" && typeof value !== "function") || value === null || isFrozen(value)) return value;
+    freeze(value);
+    const names = getOwnPropertyNames(value);
+    for (let index = 0; index < names.length; index += 1) harden(value[names[index]]);
+    harden(getPrototypeOf(value));
+    return value;
+  }
+
+  /** A learner value in a sentence: bounded, single-line, never throws. */
+  function describeValue(value) {
+    return describe(value, 80);
+  }
+
+  /** Errors made by this harness (a WeakSet: checking it runs no learner code, unlike instanceof on a Proxy). */
+  const failures = new WeakSet();
+  function failure(message) {
+    const error = new Error(message);
+    failures.add(error);
+    return error;
+  }
+
+  /**
+   * The sandbox interrupted the code (a limit): the host records why. An
+   * error that only looks like the interrupt (the learner can make one) is
+   * reported like any other throw.
+   */
+  function interruptedBySandbox(error) {
+    return isStopped() && !failures.has(error);
+  }
+
+  /** "lock() threw TypeError: … (at lock.js:3:5)", for any thrown value, however hostile (see the prelude). */
+  function describeThrown(what, error) {
+    return tools.describeThrown(what, error, fileName);
+  }
+
+  function storeCall(process, call) {
+    // A process that finished or crashed is not running: its promise never settles.
+    if (!running.has(process)) return new Promise(() => {});
+    const id = nextCallId++;
+    outbox.push("c" + process + "|" + stringify(call));
+    return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+  }
+
+  // Store methods check their arguments, then hand back the call's own
+  // promise (no wrapping: every extra promise costs the interpreter a job).
+  // Bad arguments reject, as a failed network call would, with a message
+  // that says what was wrong.
+  function checked(check, process, call) {
+    const problem = check();
+    return problem === null ? storeCall(process, call) : Promise.reject(new TypeError(problem));
+  }
+
+  /**
+   * The longest text a call may carry into the simulation. The store's own
+   * limits are far lower (and it refuses with its own message); this only
+   * keeps a huge string from being copied into traces and reports, or
+   * scanned at the learner's expense.
+   */
+  const TEXT_CHARS_MAX = 65536;
+
+  /** null if `value` is text a call can carry; else why not. */
+  function textProblem(method, name, value) {
+    if (value.length > TEXT_CHARS_MAX) return method + ": " + name + " is " + value.length + " characters long; the store takes keys and values of a few KB at most";
+    return isWellFormed(value) ? null : method + ": " + name + " must be well-formed text; it holds half of a surrogate pair (an emoji cut in two?)";
+  }
+
+  function stringProblem(method, name, value) {
+    if (typeof value !== "string" || value.length === 0) return method + ": " + name + " must be a non-empty string, got " + describeValue(value);
+    return textProblem(method, name, value);
+  }
+
+  /** Whole numbers that a u64 holds exactly: JavaScript's safe integers, within [minimum, maximum]. */
+  function wholeNumberProblem(method, name, value, minimum, maximum) {
+    if (value === undefined) return null;
+    if (isSafeInteger(value) && value >= minimum && value <= maximum && !(value === 0 && 1 / value < 0)) return null;
+    return method + ": " + name + " must be a whole number from " + minimum + " to " + maximum + ", got " + describeValue(value);
+  }
+
+  /** The options argument's fields, each read once (a getter could answer differently twice). */
+  function optionsOf(options, names) {
+    const found = {};
+    if (options === undefined || options === null) return { found, problem: null };
+    if (typeof options !== "object") return { found, problem: "options must be an object, got " + describeValue(options) };
+    for (let index = 0; index < names.length; index += 1) {
+      const field = read(options, names[index]);
+      if (field.failed) return { found, problem: "reading options." + names[index] + " threw" };
+      found[names[index]] = field.value;
+    }
+    return { found, problem: null };
+  }
+
+  function makeStore(process) {
+    return {
+      get(key) {
+        return checked(() => stringProblem("get", "key", key), process, { op: "get", key });
+      },
+      compareAndSwap(key, nextValue, currentValue, options) {
+        const { found, problem: optionsProblem } = optionsOf(options, ["version", "ttlMs"]);
+        const { version, ttlMs } = found;
+        const problem = () =>
+          (optionsProblem === null ? null : "compareAndSwap: " + optionsProblem) ??
+          stringProblem("compareAndSwap", "key", key) ??
+          (typeof nextValue === "string" ? textProblem("compareAndSwap", "nextValue", nextValue) : "compareAndSwap: nextValue must be a string, got " + describeValue(nextValue)) ??
+          (currentValue === null
+            ? null
+            : typeof currentValue === "string"
+              ? textProblem("compareAndSwap", "currentValue", currentValue)
+              : "compareAndSwap: currentValue must be a string, or null for \"the key must be absent\"; got " + describeValue(currentValue)) ??
+          wholeNumberProblem("compareAndSwap", "version", version, 0, Number.MAX_SAFE_INTEGER) ??
+          wholeNumberProblem("compareAndSwap", "ttlMs", ttlMs, 1, MS_MAX);
+        return checked(problem, process, { op: "cas", key, nextValue, currentValue, version: version ?? null, ttlMs: ttlMs ?? null });
+      },
+      delete(key, options) {
+        const { found, problem: optionsProblem } = optionsOf(options, ["version"]);
+        const { version } = found;
+        const problem = () =>
+          (optionsProblem === null ? null : "delete: " + optionsProblem) ??
+          stringProblem("delete", "key", key) ??
+          wholeNumberProblem("delete", "version", version, 0, Number.MAX_SAFE_INTEGER);
+        return checked(problem, process, { op: "delete", key, version: version ?? null });
+      },
+      watch(key, afterVersion) {
+        const problem = () =>
+          stringProblem("watch", "key", key) ??
+          (afterVersion === undefined
+            ? "watch: afterVersion must be a whole number (a version you read), got undefined"
+            : wholeNumberProblem("watch", "afterVersion", afterVersion, 0, Number.MAX_SAFE_INTEGER));
+        return checked(problem, process, { op: "watch", key, afterVersion });
+      },
+      list(prefix) {
+        return checked(() => stringProblem("list", "prefix", prefix), process, { op: "list", prefix });
+      },
+    };
+  }
+
+  /**
+   * `ctx.sleep(ms)`: a fraction of a millisecond (`ttlMs / 5` …) is rounded
+   * up, so a sleep never ends early and the kernel only sees whole
+   * milliseconds, as the Rust host's `Ctx::sleep(u64)` does.
+   */
+  function sleepOf(process) {
+    return (ms) => {
+      const whole = typeof ms === "number" && ms > 0 && ms <= MS_MAX ? ceil(ms) : ms;
+      const problem = () => (whole === undefined ? "sleep: ms must be a number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", whole, 0, MS_MAX));
+      return checked(problem, process, { op: "sleep", ms: whole });
+    };
+  }
+
+  function makeCtx(process) {
+    return harden({
+      name: "p" + (process + 1),
+      now: () => localNows[process],
+      sleep: sleepOf(process),
+      store: makeStore(process),
+    });
+  }
+
+  function note(process, value) {
+    if (running.has(process)) outbox.push("n" + process + "|" + stringify(value));
+  }
+
+  /** Calls one of the learner's functions, turning a throw into a failure. */
+  async function callLearner(process, exports, name, args) {
+    note(process, { note: "calling", function: name });
+    try {
+      return await exports[name](...args);
+    } catch (error) {
+      if (interruptedBySandbox(error)) throw error;
+      throw failure(describeThrown(name + "()", error));
+    }
+  }
+
+  /** `{ version }` from a learner's result, read once; null if it is not one. */
+  function versionOf(value) {
+    if (value === null || typeof value !== "object") return null;
+    const field = read(value, "version");
+    return !field.failed && isSafeInteger(field.value) && field.value > 0 ? field.value : null;
+  }
+
+  // ---- the lock exercise (crates/grader/src/lock/harness.rs) ------------
+
+  async function runLockScript(process, exports, ctx, script) {
+    let held = null;
+    for (let index = 0; index < script.length; index += 1) {
+      const step = script[index];
+      switch (step.step) {
+        case "tryLock": {
+          const result = await callLearner(process, exports, "tryLock", [ctx, storeKey, step.ttlMs]);
+          const version = versionOf(result);
+          if (result !== null && version === null) {
+            throw failure("tryLock() returned " + describeValue(result) + "; expected { version } (the version of your successful compareAndSwap) or null");
+          }
+          held = version;
+          note(process, held === null ? { note: "notAcquired", key: storeKey } : { note: "acquired", key: storeKey, version: held });
+          break;
+        }
+        case "lock": {
+          const result = await callLearner(process, exports, "lock", [ctx, storeKey, step.ttlMs]);
+          const version = versionOf(result);
+          if (version === null) {
+            throw failure("lock() returned " + describeValue(result) + "; expected { version }, the version of your successful compareAndSwap");
+          }
+          held = version;
+          note(process, { note: "acquired", key: storeKey, version: held });
+          break;
+        }
+        case "hold":
+          if (held !== null) await ctx.sleep(step.ms);
+          break;
+        case "unlock":
+          if (held !== null) {
+            const version = held;
+            held = null;
+            const ok = await callLearner(process, exports, "unlock", [ctx, storeKey, version]);
+            if (typeof ok !== "boolean") {
+              throw failure("unlock() returned " + describeValue(ok) + "; expected true (your lock was released) or false");
+            }
+            note(process, { note: "released", key: storeKey, version, ok });
+          }
+          break;
+        case "sleep":
+          await ctx.sleep(step.ms);
+          break;
+        default:
+          throw failure("the harness does not know the step " + describeValue(step));
+      }
+    }
+  }
+
+  // ---- the lease exercise (crates/grader/src/lease/harness.rs) ----------
+
+  async function runReplica(process, exports, ctx) {
+    const startMs = workload.startsMs[process] || 0;
+    const leaderCtx = harden({
+      name: ctx.name,
+      now: ctx.now,
+      sleep: ctx.sleep,
+      store: ctx.store,
+      work() {
+        note(process, { note: "work", key: storeKey });
+        return ctx.sleep(workload.workMs);
+      },
+    });
+    if (startMs > 0) await ctx.sleep(startMs);
+    for (;;) {
+      const lease = await callLearner(process, exports, "campaign", [leaderCtx, storeKey, workload.ttlMs]);
+      await callLearner(process, exports, "lead", [leaderCtx, storeKey, workload.ttlMs, lease]);
+      note(process, { note: "stepped", key: storeKey });
+    }
+  }
+
+  // ---- the fencing exercise (crates/grader/src/fencing/harness.rs) ------
+  /** Request number → { owner, version }, as the leaders sent them. */
+  const sent = new Map();
+
+  async function runLeader(process, script) {
+    const name = "p" + (process + 1);
+    const call = (value) => storeCall(process, value);
+    let holding = null;
+    for (let index = 0; index < script.length; index += 1) {
+      const step = script[index];
+      switch (step.step) {
+        case "acquire":
+          for (;;) {
+            const result = await call({ op: "cas", key: storeKey, nextValue: name, currentValue: null, version: null, ttlMs: step.ttlMs });
+            if (result.ok) {
+              holding = result.version;
+              note(process, { note: "acquired", key: storeKey, version: holding });
+              break;
+            }
+            if (result.current !== null) await call({ op: "watch", key: storeKey, afterVersion: result.current.version });
+          }
+          break;
+        case "renew":
+          if (holding !== null) {
+            const result = await call({ op: "cas", key: storeKey, nextValue: name, currentValue: name, version: holding, ttlMs: step.ttlMs });
+            holding = result.ok ? result.version : null;
+            if (holding !== null) note(process, { note: "acquired", key: storeKey, version: holding });
+          }
+          break;
+        case "release":
+          if (holding !== null) {
+            const version = holding;
+            holding = null;
+            const result = await call({ op: "delete", key: storeKey, version });
+            note(process, { note: "released", key: storeKey, version, ok: result.ok });
+          }
+          break;
+        case "send":
+          if (holding !== null) {
+            sent.set(step.request, { owner: name, version: holding });
+            note(process, { note: "sent", requestId: "r" + step.request, owner: name, version: holding });
+          }
+          break;
+        case "sleep":
+          await call({ op: "sleep", ms: step.ms });
+          break;
+        default:
+          throw failure("the harness does not know the step " + describeValue(step));
+      }
+    }
+  }
+
+  async function deliverRequest(process, exports, ctx, delivery) {
+    await ctx.sleep(delivery.atMs);
+    const stamp = sent.get(delivery.request);
+    if (stamp === undefined) return;
+    const id = "r" + delivery.request;
+    const request = harden({ id, owner: stamp.owner, version: stamp.version, payload: "payload of " + id });
+    try {
+      const accepted = await callLearner(process, exports, "handleRequest", [ctx, storeKey, request]);
+      if (typeof accepted !== "boolean") {
+        throw failure("handleRequest() returned " + describeValue(accepted) + "; expected true (applied) or false (rejected)");
+      }
+      note(process, { note: "handled", requestId: id, owner: stamp.owner, version: stamp.version, accepted });
+    } catch (error) {
+      if (interruptedBySandbox(error)) return;
+      note(process, { note: "failed", message: failures.has(error) ? error.message : describeThrown("the test", error) });
+    }
+  }
+
+  /** The worker handles every delivery concurrently; resolves when all are done (no Promise.all, no iterators). */
+  function deliverAll(process, exports, ctx) {
+    const deliveries = workload.deliveries;
+    return new Promise((resolve) => {
+      let left = deliveries.length;
+      if (left === 0) resolve();
+      const done = () => {
+        left -= 1;
+        if (left === 0) resolve();
+      };
+      for (let index = 0; index < deliveries.length; index += 1) deliverRequest(process, exports, ctx, deliveries[index]).then(done, done);
+    });
+  }
+
+  function runFencingProcess(process, exports, ctx) {
+    if (process < workload.leaders.length) return runLeader(process, workload.leaders[process]);
+    if (process === workload.leaders.length) return deliverAll(process, exports, ctx);
+    return Promise.resolve();
+  }
+
+  // ---- the election exercise (crates/grader/src/election/harness.rs) ---
+  const ELECTION_PREFIX = "election/";
+
+  /** `{ key, version }` from campaign's result, each field read once; null if it is not one. */
+  function leadershipOf(value) {
+    const version = versionOf(value);
+    if (version === null) return null;
+    const key = read(value, "key");
+    if (key.failed || typeof key.value !== "string" || key.value.length === 0 || textProblem("campaign", "key", key.value) !== null) return null;
+    return { key: key.value, version };
+  }
+
+  async function runCandidate(process, exports, ctx, script) {
+    let leading = null;
+    for (let index = 0; index < script.length; index += 1) {
+      const step = script[index];
+      switch (step.step) {
+        case "sleep":
+          await ctx.sleep(step.ms);
+          break;
+        case "campaign": {
+          const result = await callLearner(process, exports, "campaign", [ctx, ELECTION_PREFIX, step.ttlMs]);
+          const leadership = leadershipOf(result);
+          if (leadership === null) {
+            throw failure("campaign() returned " + describeValue(result) + "; expected { key, version }: your own key and the version of the compareAndSwap that created it");
+          }
+          leading = leadership;
+          note(process, { note: "elected", key: leadership.key, version: leadership.version });
+          break;
+        }
+        case "lead":
+          if (leading !== null) await ctx.sleep(step.ms);
+          break;
+        case "resign":
+          if (leading !== null) {
+            const { key, version } = leading;
+            leading = null;
+            const ok = await callLearner(process, exports, "resign", [ctx, harden({ key, version })]);
+            if (typeof ok !== "boolean") {
+              throw failure("resign() returned " + describeValue(ok) + "; expected true (your key was deleted) or false");
+            }
+            note(process, { note: "resigned", key, version, ok });
+          }
+          break;
+        default:
+          throw failure("the harness does not know the step " + describeValue(step));
+      }
+    }
+  }
+
+  const SCRIPT_RUNNERS = {
+    lock: (process, exports, ctx) => runLockScript(process, exports, ctx, workload.scripts[process] || []),
+    lease: runReplica,
+    fencing: runFencingProcess,
+    election: (process, exports, ctx) => runCandidate(process, exports, ctx, workload.scripts[process] || []),
+  };
+
+  const setClocks = (nowsText) => {
+    localNows = nowsText.split(",").map(Number);
+  };
+
+  return freeze({
+    /** Starts process `process` with its own instance of the learner's module. */
+    start(process, exports, nowsText) {
+      setClocks(nowsText);
+      current = process;
+      running.add(process);
+      const run = SCRIPT_RUNNERS[exercise];
+      const ctx = makeCtx(process);
+      (async () => {
+        try {
+          await run(process, exports, ctx);
+        } catch (error) {
+          // A limit the sandbox hit: the host records it (and this process never finishes).
+          if (interruptedBySandbox(error)) return;
+          note(process, { note: "failed", message: failures.has(error) ? error.message : describeThrown("the test", error) });
+        }
+        if (running.delete(process)) outbox.push("f" + process + "|");
+      })();
+    },
+    /** The process crashed: it never runs again. */
+    crashed(process) {
+      running.delete(process);
+    },
+    /** The messages since the last flush, one line each (see `outbox`). */
+    flush() {
+      const text = outbox.join("\n");
+      outbox = [];
+      return text;
+    },
+    /**
+     * Settles the promise of a call with the simulation's reply. One string
+     * carries everything (one value to cross the VM boundary, not four):
+     * `<call id>|<process>|<local clocks, comma-separated>|<reply JSON>`.
+     */
+    deliver(packed) {
+      const first = packed.indexOf("|");
+      const second = packed.indexOf("|", first + 1);
+      const third = packed.indexOf("|", second + 1);
+      const id = Number(packed.slice(0, first));
+      const process = Number(packed.slice(first + 1, second));
+      setClocks(packed.slice(second + 1, third));
+      const replyJson = packed.slice(third + 1);
+      current = process;
+      const waiter = pending.get(id);
+      if (waiter === undefined) return;
+      pending.delete(id);
+      const reply = parse(replyJson);
+      switch (reply.reply) {
+        case "get":
+          waiter.resolve(reply.record);
+          break;
+        case "cas":
+          waiter.resolve(reply.ok ? { ok: true, version: reply.version } : { ok: false, current: reply.current });
+          break;
+        case "delete":
+          waiter.resolve({ ok: reply.ok });
+          break;
+        case "watch":
+          waiter.resolve(reply.event);
+          break;
+        case "list":
+          waiter.resolve({ version: reply.version, records: reply.records });
+          break;
+        case "slept":
+          waiter.resolve(undefined);
+          break;
+        case "refused":
+          waiter.reject(new Error(reply.message));
+          break;
+        default:
+          waiter.reject(new Error("unknown reply " + replyJson));
+      }
+    },
+  });
+}
+
+/** The harness as source text for the sandbox: an expression for a function. */
+export const HARNESS_SOURCE = `(${harnessMain.toString()})`;
+
+/**
+ * The harness's outbox (what `flush()` returned) as `[kind, process,
+ * payload]` messages, for hosts that read it in JavaScript (lab mode; the
+ * simulation reads it in Rust, `Simulation.applyOutbox`).
+ */
+export function parseOutbox(text) {
+  if (text === "") return [];
+  return text.split("\n").map((line) => {
+    const bar = line.indexOf("|");
+    return [line[0], Number(line.slice(1, bar)), line.slice(bar + 1)];
+  });
+}
+
+// The cas exercise has no simulation: the learner writes the store itself,
+// and the grader compares its answers with the model's (see
+// crates/grader/src/cas/mod.rs, "The execution contract"). This runs the
+// operations against the learner's store and returns the recording.
+function casHarnessMain(namespace, opsJson, tools) {
+  "use strict";
+  const { stringify, parse } = JSON;
+  const isSafeInteger = Number.isSafeInteger;
+  const { describe, describeThrown, read, safeText, isWellFormed, halt, consoleLinesMax } = tools;
+  const ops = parse(opsJson);
+  /** The store's own limit on values: a longer one cannot be an answer the test expects. */
+  const VALUE_CHARS_MAX = 4096;
+  const answers = [];
+  const consoleLines = [];
+  let failure = null;
+  let current = 0;
+  let lines = 0;
+  tools.setConsoleSink((text) => {
+    lines += 1;
+    if (lines === consoleLinesMax + 1) {
+      failure = "printed more than " + consoleLinesMax + " lines to the console";
+      halt(failure);
+    }
+    if (lines > consoleLinesMax) return;
+    consoleLines.push({ op: current, text });
+  });
+
+  /** A learner value in a sentence: bounded, single-line, never throws. */
+  function describeValue(value) {
+    return describe(value, 80);
+  }
+
+  function describeCall(op, version) {
+    const quoted = (value) => (value === null ? "null" : stringify(value));
+    switch (op.op) {
+      case "get":
+        return "get(" + quoted(op.key) + ")";
+      case "delete":
+        return "delete(" + quoted(op.key) + (version === null ? "" : ", { version: " + version + " }") + ")";
+      default: {
+        const options = [];
+        if (version !== null) options.push("version: " + version);
+        if (op.ttlMs !== null) options.push("ttlMs: " + op.ttlMs);
+        return "compareAndSwap(" + quoted(op.key) + ", " + quoted(op.nextValue) + ", " + quoted(op.currentValue) + (options.length ? ", { " + options.join(", ") + " }" : "") + ")";
+      }
+    }
+  }
+
+  const isVersion = (value) => isSafeInteger(value) && value >= 0;
+  /** A learner's record, each field read once, or a TypeError. */
+  function record(value) {
+    if (value === null) return null;
+    if (typeof value !== "object") throw new TypeError("a record must be { value: string, version, keyVersion } (whole numbers) or null");
+    const text = read(value, "value");
+    const version = read(value, "version");
+    const keyVersion = read(value, "keyVersion");
+    if (text.failed || version.failed || keyVersion.failed || typeof text.value !== "string" || !isVersion(version.value) || !isVersion(keyVersion.value)) {
+      throw new TypeError("a record must be { value: string, version, keyVersion } (whole numbers) or null");
+    }
+    if (text.value.length > VALUE_CHARS_MAX || !isWellFormed(text.value)) throw new TypeError("a record's value must be one the test wrote (well-formed text of at most " + VALUE_CHARS_MAX + " characters)");
+    return { value: text.value, version: version.value, keyVersion: keyVersion.value };
+  }
+
+  /** The learner's own version in an earlier answer (see `answers::version_in`). */
+  function versionIn(answer) {
+    if (!answer) return null;
+    if (answer.reply === "get") return answer.record === null ? null : answer.record.version;
+    if (answer.reply === "cas") return answer.ok ? answer.version : answer.current === null ? null : answer.current.version;
+    return null;
+  }
+
+  let nowMs = 0;
+  const clock = Object.freeze({ now: () => nowMs });
+  let store;
+  try {
+    store = namespace.createStore(clock);
+  } catch (error) {
+    return stringify({ answers, failure: describeThrown("createStore(clock)", error), console: consoleLines });
+  }
+  if (store === null || typeof store !== "object") {
+    return stringify({ answers, failure: "createStore(clock) returned " + describeValue(store) + "; expected an object with get, compareAndSwap and delete", console: consoleLines });
+  }
+
+  for (let index = 0; index < ops.length && failure === null; index += 1) {
+    const op = ops[index];
+    current = index;
+    if (op.op === "advance") {
+      nowMs += op.ms;
+      answers.push({ reply: "slept" });
+      continue;
+    }
+    let version = null;
+    if ((op.op === "cas" || op.op === "delete") && op.versionOf !== null) {
+      version = versionIn(answers[op.versionOf]);
+      if (version === null) break; // an earlier answer already differs; the checker reports it
+    }
+    const call = describeCall(op, version);
+    let result;
+    try {
+      if (op.op === "get") {
+        result = store.get(op.key);
+      } else if (op.op === "delete") {
+        result = version === null ? store.delete(op.key) : store.delete(op.key, { version });
+      } else {
+        const options = {};
+        if (version !== null) options.version = version;
+        if (op.ttlMs !== null) options.ttlMs = op.ttlMs;
+        result = Object.keys(options).length === 0
+          ? store.compareAndSwap(op.key, op.nextValue, op.currentValue)
+          : store.compareAndSwap(op.key, op.nextValue, op.currentValue, options);
+      }
+    } catch (error) {
+      failure = describeThrown(call + " at t=" + nowMs + " ms", error);
+      break;
+    }
+    if (failure !== null) break;
+    try {
+      const isObject = result !== null && typeof result === "object";
+      const field = (key) => {
+        const found = read(result, key);
+        if (found.failed) throw new TypeError("reading its " + key + " threw");
+        return found.value;
+      };
+      if (isObject && typeof field("then") === "function") {
+        throw new TypeError("it returned a Promise; the cas store is synchronous: return the answer itself");
+      }
+      if (op.op === "get") {
+        answers.push({ reply: "get", record: record(result) });
+      } else if (op.op === "delete") {
+        const ok = isObject ? field("ok") : undefined;
+        if (typeof ok !== "boolean") throw new TypeError("expected { ok: true } or { ok: false }");
+        answers.push({ reply: "delete", ok });
+      } else {
+        const ok = isObject ? field("ok") : undefined;
+        if (ok === true) {
+          const resultVersion = field("version");
+          if (!isVersion(resultVersion)) throw new TypeError("a successful compareAndSwap returns { ok: true, version } with a whole-number version");
+          answers.push({ reply: "cas", ok: true, version: resultVersion, current: null });
+        } else if (ok === false) {
+          const currentRecord = field("current");
+          answers.push({ reply: "cas", ok: false, version: null, current: record(currentRecord === undefined ? null : currentRecord) });
+        } else {
+          throw new TypeError("expected { ok: true, version } or { ok: false, current }");
+        }
+      }
+    } catch (error) {
+      failure = call + " at t=" + nowMs + " ms returned " + describeValue(result) + ": " + safeText(read(error, "message").value, 300);
+    }
+  }
+  return stringify({ answers, failure, console: consoleLines });
+}
+
+/** The cas harness as source text: an expression for a function. */
+export const CAS_HARNESS_SOURCE = `(${casHarnessMain.toString()})`;

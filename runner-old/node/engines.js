@@ -1,0 +1,34 @@
+// Loading the runner's engines in Node: the leaselab wasm is read from the
+// built package (web/pkg, made by `cargo xtask build`), QuickJS's from its
+// npm package.
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import initLeaselab, * as leaselab from "../../web/pkg/leaselab.js";
+import { loadEngines } from "../engine.js";
+import { registryOf } from "../registry.js";
+
+const LEASELAB_WASM = fileURLToPath(new URL("../../web/pkg/leaselab_bg.wasm", import.meta.url));
+const QUICKJS_WASM = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
+
+async function readLeaselabWasm() {
+  try {
+    return await readFile(LEASELAB_WASM);
+  } catch {
+    throw new Error(`the grader's WebAssembly module is not built (${LEASELAB_WASM} is missing); run \`cargo xtask build\` first`);
+  }
+}
+
+/** `{ quickjs, leaselab }`, or an error that says how to build the wasm. */
+export async function loadNodeEngines() {
+  return loadEngines({ leaselabWasm: await readLeaselabWasm(), quickjsWasm: await readFile(QUICKJS_WASM) });
+}
+
+/**
+ * The exercise registry (see registry.js) without QuickJS: for the CLI's
+ * arguments and reports, and for tests that enumerate the exercises.
+ */
+export async function loadNodeRegistry() {
+  await initLeaselab({ module_or_path: await readLeaselabWasm() });
+  return registryOf(leaselab);
+}
