@@ -22,6 +22,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { loadNodeRegistry } from "../../runner/node/engines.js";
 import { gradeSource } from "../../runner/grade.js";
+import { parseHeader } from "./header.mjs";
 
 const CORPUS = new URL("../fixtures/accuracy/", import.meta.url);
 const registry = await loadNodeRegistry();
@@ -32,18 +33,6 @@ export const DEFAULT_SEEDS = registry.defaults.seeds;
 /** The first random schedule of the default budget. */
 export const FIRST_SEED = registry.defaults.firstSeed;
 
-const HEADER = /^\/\/ ([a-z]+): (.*)$/;
-
-function header(text) {
-  const fields = {};
-  for (const line of text.split("\n")) {
-    const match = HEADER.exec(line);
-    if (!match) break;
-    fields[match[1]] = match[2].trim();
-  }
-  return fields;
-}
-
 /** Every corpus file: `{ exercise, file, source, expect, style | rule, message, bug }`. */
 export const corpus = EXERCISES.flatMap((exercise) =>
   readdirSync(new URL(`${exercise}/`, CORPUS))
@@ -51,7 +40,7 @@ export const corpus = EXERCISES.flatMap((exercise) =>
     .sort()
     .map((file) => {
       const source = readFileSync(new URL(`${exercise}/${file}`, CORPUS), "utf8");
-      return { exercise, file, source, ...header(source) };
+      return { exercise, file, source, ...parseHeader(source) };
     }),
 );
 

@@ -26,6 +26,7 @@ import { loadNodeRegistry } from "../../runner/node/engines.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { LESSON_DIR as LESSON_FOLDER } from "../../web/build/lesson-folder.mjs";
 import { fileURLToPath } from "node:url";
+import { parseHeader } from "./header.mjs";
 
 export const CORPUS_DIR = fileURLToPath(new URL("../fixtures/hostile/", import.meta.url));
 export const LESSON_DIR = LESSON_FOLDER;
@@ -41,19 +42,6 @@ export const ALWAYS_FORBIDDEN = /InternalError: interrupted|threw null\b|it expo
 
 /** A verdict's text must stay small: learner values are described, never dumped. */
 export const REPORT_CHARS_MAX = 2_000_000;
-
-const HEADER = /^\/\/ ([a-z-]+): (.*)$/;
-
-/** The header comments of a corpus file, as `{ key: value }`. */
-export function parseHeader(text) {
-  const header = {};
-  for (const line of text.split("\n")) {
-    const match = HEADER.exec(line);
-    if (!match) break;
-    header[match[1]] = match[2].trim();
-  }
-  return header;
-}
 
 /** Every corpus file: `{ name, path, exercise, cls, expect, message, forbid, seeds, via, generate, plainThrow, attack }`. */
 export function loadCorpus() {
