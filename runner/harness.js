@@ -43,8 +43,13 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   let nextCallId = 0;
   /** Processes that may still call (not finished, not crashed). */
   const running = new Set();
-  /** Each process's local clock at the current step, from the host. */
-  let localNows = [];
+  /**
+   * Each process's local clock at the current step: the host's text
+   * ("<ms>,<ms>,…"), read into numbers only when code asks `now()` (most
+   * steps never do, and reading them costs the interpreter more than the step).
+   */
+  let localNowsText = "";
+  let localNows = null;
   /** The process whose code runs now (console lines are attributed to it). */
   let current = 0;
   let consoleLines = 0;
@@ -96,22 +101,40 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
     return tools.describeThrown(what, error, fileName);
   }
 
-  function storeCall(process, call) {
+  /**
+   * Sends a call (its JSON text, from `CALLS`) and hands back its promise.
+   * The call's id is the simulation's next call number (see the top).
+   */
+  function storeCall(process, callJson) {
     // A process that finished or crashed is not running: its promise never settles.
     if (!running.has(process)) return new Promise(() => {});
     const id = nextCallId++;
-    outbox.push("c" + process + "|" + stringify(call));
+    outbox.push("c" + process + "|" + callJson);
     return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
   }
+
+  // The calls' JSON is written out here, not with JSON.stringify: in QuickJS,
+  // stringifying a six-field object costs about three times building its
+  // text (BENCHMARKS.md, issue 18), and every store call writes one. Only
+  // checked arguments reach these: strings are quoted by stringify (which
+  // escapes them), and numbers are safe integers, or null where absent.
+  const numberOrNull = (value) => (value === undefined || value === null ? "null" : "" + value);
+  const CALLS = {
+    get: (key) => '{"op":"get","key":' + stringify(key) + "}",
+    cas: (key, nextValue, currentValue, version, ttlMs) =>
+      '{"op":"cas","key":' + stringify(key) + ',"nextValue":' + stringify(nextValue) + ',"currentValue":' + (currentValue === null ? "null" : stringify(currentValue)) +
+      ',"version":' + numberOrNull(version) + ',"ttlMs":' + numberOrNull(ttlMs) + "}",
+    delete: (key, version) => '{"op":"delete","key":' + stringify(key) + ',"version":' + numberOrNull(version) + "}",
+    watch: (key, afterVersion) => '{"op":"watch","key":' + stringify(key) + ',"afterVersion":' + afterVersion + "}",
+    list: (prefix) => '{"op":"list","prefix":' + stringify(prefix) + "}",
+    sleep: (ms) => '{"op":"sleep","ms":' + ms + "}",
+  };
 
   // Store methods check their arguments, then hand back the call's own
   // promise (no wrapping: every extra promise costs the interpreter a job).
   // Bad arguments reject, as a failed network call would, with a message
   // that says what was wrong.
-  function checked(check, process, call) {
-    const problem = check();
-    return problem === null ? storeCall(process, call) : Promise.reject(new TypeError(problem));
-  }
+  const refuse = (problem) => Promise.reject(new TypeError(problem));
 
   /**
    * The longest text a call may carry into the simulation. The store's own
@@ -152,15 +175,19 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
     return { found, problem: null };
   }
 
+  const CAS_OPTIONS = ["version", "ttlMs"];
+  const DELETE_OPTIONS = ["version"];
+
   function makeStore(process) {
     return {
       get(key) {
-        return checked(() => stringProblem("get", "key", key), process, { op: "get", key });
+        const problem = stringProblem("get", "key", key);
+        return problem === null ? storeCall(process, CALLS.get(key)) : refuse(problem);
       },
       compareAndSwap(key, nextValue, currentValue, options) {
-        const { found, problem: optionsProblem } = optionsOf(options, ["version", "ttlMs"]);
+        const { found, problem: optionsProblem } = optionsOf(options, CAS_OPTIONS);
         const { version, ttlMs } = found;
-        const problem = () =>
+        const problem =
           (optionsProblem === null ? null : "compareAndSwap: " + optionsProblem) ??
           stringProblem("compareAndSwap", "key", key) ??
           (typeof nextValue === "string" ? textProblem("compareAndSwap", "nextValue", nextValue) : "compareAndSwap: nextValue must be a string, got " + describeValue(nextValue)) ??
@@ -171,27 +198,28 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
               : "compareAndSwap: currentValue must be a string, or null for \"the key must be absent\"; got " + describeValue(currentValue)) ??
           wholeNumberProblem("compareAndSwap", "version", version, 0, Number.MAX_SAFE_INTEGER) ??
           wholeNumberProblem("compareAndSwap", "ttlMs", ttlMs, 1, MS_MAX);
-        return checked(problem, process, { op: "cas", key, nextValue, currentValue, version: version ?? null, ttlMs: ttlMs ?? null });
+        return problem === null ? storeCall(process, CALLS.cas(key, nextValue, currentValue, version, ttlMs)) : refuse(problem);
       },
       delete(key, options) {
-        const { found, problem: optionsProblem } = optionsOf(options, ["version"]);
+        const { found, problem: optionsProblem } = optionsOf(options, DELETE_OPTIONS);
         const { version } = found;
-        const problem = () =>
+        const problem =
           (optionsProblem === null ? null : "delete: " + optionsProblem) ??
           stringProblem("delete", "key", key) ??
           wholeNumberProblem("delete", "version", version, 0, Number.MAX_SAFE_INTEGER);
-        return checked(problem, process, { op: "delete", key, version: version ?? null });
+        return problem === null ? storeCall(process, CALLS.delete(key, version)) : refuse(problem);
       },
       watch(key, afterVersion) {
-        const problem = () =>
+        const problem =
           stringProblem("watch", "key", key) ??
           (afterVersion === undefined
             ? "watch: afterVersion must be a whole number (a version you read), got undefined"
             : wholeNumberProblem("watch", "afterVersion", afterVersion, 0, Number.MAX_SAFE_INTEGER));
-        return checked(problem, process, { op: "watch", key, afterVersion });
+        return problem === null ? storeCall(process, CALLS.watch(key, afterVersion)) : refuse(problem);
       },
       list(prefix) {
-        return checked(() => stringProblem("list", "prefix", prefix), process, { op: "list", prefix });
+        const problem = stringProblem("list", "prefix", prefix);
+        return problem === null ? storeCall(process, CALLS.list(prefix)) : refuse(problem);
       },
     };
   }
@@ -204,27 +232,34 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   function sleepOf(process) {
     return (ms) => {
       const whole = typeof ms === "number" && ms > 0 && ms <= MS_MAX ? ceil(ms) : ms;
-      const problem = () => (whole === undefined ? "sleep: ms must be a number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", whole, 0, MS_MAX));
-      return checked(problem, process, { op: "sleep", ms: whole });
+      const problem = whole === undefined ? "sleep: ms must be a number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", whole, 0, MS_MAX);
+      return problem === null ? storeCall(process, CALLS.sleep(whole)) : refuse(problem);
     };
   }
 
   function makeCtx(process) {
     return harden({
       name: "p" + (process + 1),
-      now: () => localNows[process],
+      now: () => localNowOf(process),
       sleep: sleepOf(process),
       store: makeStore(process),
     });
   }
 
   function note(process, value) {
-    if (running.has(process)) outbox.push("n" + process + "|" + stringify(value));
+    noteJson(process, stringify(value));
   }
+
+  /** `note`, for the notes written on every call or step, whose JSON is written out (see `CALLS`). */
+  function noteJson(process, json) {
+    if (running.has(process)) outbox.push("n" + process + "|" + json);
+  }
+  const KEY_JSON = stringify(storeKey);
 
   /** Calls one of the learner's functions, turning a throw into a failure. */
   async function callLearner(process, exports, name, args) {
-    note(process, { note: "calling", function: name });
+    // `name` is the harness's own: one of the exercise's export names.
+    noteJson(process, '{"note":"calling","function":"' + name + '"}');
     try {
       return await exports[name](...args);
     } catch (error) {
@@ -300,7 +335,7 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
       sleep: ctx.sleep,
       store: ctx.store,
       work() {
-        note(process, { note: "work", key: storeKey });
+        noteJson(process, '{"note":"work","key":' + KEY_JSON + "}");
         return ctx.sleep(workload.workMs);
       },
     });
@@ -318,25 +353,25 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
 
   async function runLeader(process, script) {
     const name = "p" + (process + 1);
-    const call = (value) => storeCall(process, value);
+    const call = (callJson) => storeCall(process, callJson);
     let holding = null;
     for (let index = 0; index < script.length; index += 1) {
       const step = script[index];
       switch (step.step) {
         case "acquire":
           for (;;) {
-            const result = await call({ op: "cas", key: storeKey, nextValue: name, currentValue: null, version: null, ttlMs: step.ttlMs });
+            const result = await call(CALLS.cas(storeKey, name, null, null, step.ttlMs));
             if (result.ok) {
               holding = result.version;
               note(process, { note: "acquired", key: storeKey, version: holding });
               break;
             }
-            if (result.current !== null) await call({ op: "watch", key: storeKey, afterVersion: result.current.version });
+            if (result.current !== null) await call(CALLS.watch(storeKey, result.current.version));
           }
           break;
         case "renew":
           if (holding !== null) {
-            const result = await call({ op: "cas", key: storeKey, nextValue: name, currentValue: name, version: holding, ttlMs: step.ttlMs });
+            const result = await call(CALLS.cas(storeKey, name, name, holding, step.ttlMs));
             holding = result.ok ? result.version : null;
             if (holding !== null) note(process, { note: "acquired", key: storeKey, version: holding });
           }
@@ -345,7 +380,7 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
           if (holding !== null) {
             const version = holding;
             holding = null;
-            const result = await call({ op: "delete", key: storeKey, version });
+            const result = await call(CALLS.delete(storeKey, version));
             note(process, { note: "released", key: storeKey, version, ok: result.ok });
           }
           break;
@@ -356,7 +391,7 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
           }
           break;
         case "sleep":
-          await call({ op: "sleep", ms: step.ms });
+          await call(CALLS.sleep(step.ms));
           break;
         default:
           throw failure("the harness does not know the step " + describeValue(step));
@@ -460,8 +495,18 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   };
 
   const setClocks = (nowsText) => {
-    localNows = nowsText.split(",").map(Number);
+    if (nowsText === localNowsText) return;
+    localNowsText = nowsText;
+    localNows = null;
   };
+  function localNowOf(process) {
+    if (localNows === null) {
+      const parts = localNowsText.split(",");
+      localNows = [];
+      for (let index = 0; index < parts.length; index += 1) localNows.push(+parts[index]);
+    }
+    return localNows[process];
+  }
 
   return freeze({
     /** Starts process `process` with its own instance of the learner's module. */

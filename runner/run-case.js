@@ -91,11 +91,55 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   const drivesStore = spec.drive === "store";
   let sandbox = null;
   let harnessMain = null;
+  /** Instances of the learner's module evaluated before the seal: one per process, from process 0. */
+  let modules = [];
+  /** How many instances a new sandbox evaluates before its seal (fewer if evaluating them fails). */
+  let modulesWanted = drivesStore ? 1 : spec.processesMax;
 
   const retire = () => {
-    sandbox?.release(harnessMain?.alive ? [harnessMain] : []);
+    sandbox?.release([harnessMain, ...modules].filter((handle) => handle?.alive));
     sandbox = null;
     harnessMain = null;
+    modules = [];
+  };
+
+  /**
+   * A sandbox with the harness and `modulesWanted` instances of the
+   * learner's module, sealed: each run starts from fresh instances without
+   * evaluating the module again (the runs' main fixed cost). The module's
+   * top-level code runs under a fresh budget per instance, before any run,
+   * as in the preflight that already evaluated it once; a run's budget is
+   * for the run's own code. Should an instance fail to evaluate (memory), the
+   * sandbox is made again with only the instances before it, and runs
+   * evaluate the rest themselves, failing as the module does.
+   */
+  const makeSandbox = () => {
+    for (;;) {
+      sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
+      const harnessSource = drivesStore ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
+      harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
+      modules = [];
+      while (modules.length < modulesWanted) {
+        sandbox.beginRun();
+        let namespace = null;
+        try {
+          namespace = loadModule(sandbox, source, fileName);
+        } catch (error) {
+          if (!(error instanceof ModuleError)) throw error;
+        }
+        if (namespace === null || sandbox.stopped) break;
+        modules.push(namespace);
+      }
+      if (modules.length < modulesWanted) {
+        modulesWanted = modules.length;
+        sandbox.release([harnessMain, ...modules].filter((handle) => handle.alive));
+        continue;
+      }
+      sandbox.seal();
+      // Instances can only be shared by runs that each start from the sealed memory.
+      if (!sandbox.restores) modules = [];
+      return;
+    }
   };
 
   /** Why the last sandbox stopped: the verdict if no sandbox can be made any more. */
@@ -116,10 +160,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   const run = (caseJson, { handOff = false } = {}) => {
     if (sandbox === null) {
       try {
-        sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
-        const harnessSource = drivesStore ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
-        harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
-        sandbox.seal();
+        makeSandbox();
       } catch {
         // Every QuickJS instance made for this submission broke down under it.
         sandbox = null;
@@ -127,7 +168,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
       }
     }
     const runner = drivesStore ? runCasOnce : runOnce;
-    const result = runner(engines, sandbox, harnessMain, { exercise, storeKey: spec.key, source, fileName, caseJson, limits, handOff });
+    const result = runner(engines, sandbox, harnessMain, { exercise, storeKey: spec.key, source, fileName, caseJson, limits, handOff, modules });
     // A stopped run leaves nothing behind in a sealed sandbox (the next run
     // starts from its sealed memory); an unsealed or broken one is replaced.
     if (sandbox.stopped) lastStop = sandbox.stopped;
@@ -148,21 +189,24 @@ function runCasOnce(engines, sandbox, casMain, options) {
   }
 }
 
-function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson }) {
+function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson, modules }) {
   const opsJson = JSON.stringify(JSON.parse(caseJson).workload.ops);
   sandbox.beginRun();
   const { vm } = sandbox;
   const failed = (failure) => JSON.stringify({ answers: [], failure, console: [] });
-  let namespace;
-  try {
-    namespace = loadModule(sandbox, source, fileName);
-  } catch (error) {
-    if (error instanceof ModuleError) return failed(error.message);
-    throw error;
+  let namespace = modules[0] ?? null;
+  const ownNamespace = namespace === null;
+  if (ownNamespace) {
+    try {
+      namespace = loadModule(sandbox, source, fileName);
+    } catch (error) {
+      if (error instanceof ModuleError) return failed(error.message);
+      throw error;
+    }
   }
   const ops = vm.newString(opsJson);
   const result = sandbox.guard(() => vm.callFunction(casMain, vm.undefined, namespace, ops, sandbox.tools));
-  if (!sandbox.broken) for (const handle of [namespace, ops]) handle.dispose();
+  if (!sandbox.broken) for (const handle of ownNamespace ? [namespace, ops] : [ops]) handle.dispose();
   if (result === null) return failed(`${fileName} ${sandbox.stopped}`);
   if (result.error) {
     const info = sandbox.describeThrown(result.error);
@@ -182,7 +226,7 @@ function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson }) {
 }
 
 /** Runs one case (see `createCaseRunner`) in a ready sandbox. */
-function runOnce(engines, sandbox, harnessMain, { exercise, storeKey, source, fileName, caseJson, limits, handOff }) {
+function runOnce(engines, sandbox, harnessMain, { exercise, storeKey, source, fileName, caseJson, limits, handOff, modules }) {
   const { leaselab } = engines;
   const workloadJson = JSON.stringify(JSON.parse(caseJson).workload);
   const sim = new leaselab.Simulation(caseJson);
@@ -207,10 +251,14 @@ function runOnce(engines, sandbox, harnessMain, { exercise, storeKey, source, fi
     const crashed = keep(vm.getProp(harness, "crashed"));
     const flush = keep(vm.getProp(harness, "flush"));
 
-    /** Calls a harness function; a throw out of it (a limit hit inside) stops the run. */
+    /**
+     * Calls a harness function with `values`, which it frees (except the
+     * module instances sealed with the sandbox: every run uses them again);
+     * a throw out of it (a limit hit inside) stops the run.
+     */
     const callHarness = (fn, ...values) => {
-      const result = sandbox.guard(() => vm.callFunction(fn, harness, ...values));
-      for (const value of values) if (value.alive) value.dispose();
+      const result = sandbox.guard(() => sandbox.call(fn, harness, values));
+      for (const value of values) if (value.alive && !modules.includes(value)) value.dispose();
       if (result === null) return null;
       if (result.error) {
         const info = sandbox.describeThrown(result.error);
@@ -231,13 +279,16 @@ function runOnce(engines, sandbox, harnessMain, { exercise, storeKey, source, fi
 
     for (let process = 0; process < sim.processes && !sandbox.stopped && stopReason === null; process += 1) {
       current = process;
-      let namespace;
-      try {
-        namespace = loadModule(sandbox, source, fileName);
-      } catch (error) {
-        if (!(error instanceof ModuleError)) throw error;
-        sim.fail(process, error.message);
-        return handOff ? sim.handOff() : sim.executionJson();
+      // The instance evaluated before the seal (fresh in every run), else one evaluated now.
+      let namespace = modules[process] ?? null;
+      if (namespace === null) {
+        try {
+          namespace = loadModule(sandbox, source, fileName);
+        } catch (error) {
+          if (!(error instanceof ModuleError)) throw error;
+          sim.fail(process, error.message);
+          return handOff ? sim.handOff() : sim.executionJson();
+        }
       }
       callHarness(start, vm.newNumber(process), namespace, vm.newString(sim.localNowAll()))?.dispose();
       sandbox.drainJobs();
