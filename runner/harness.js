@@ -538,48 +538,25 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
       return text;
     },
     /**
-     * Settles the promise of a call with the simulation's reply. One string
-     * carries everything (one value to cross the VM boundary, not four):
-     * `<call id>|<process>|<local clocks, comma-separated>|<reply JSON>`.
+     * Settles the promise of a call. One JSON text carries everything (one
+     * value to cross the VM boundary, one parse inside it), made by the
+     * simulation (crates/wasm/src/delivery.rs): `[call id, process, "<local
+     * clocks, comma-separated>", how, value]`, where `value` is already what
+     * the call answers (how 1), the message it rejects with (how 0), or
+     * nothing (how 2: a sleep ended).
      */
     deliver(packed) {
-      const first = packed.indexOf("|");
-      const second = packed.indexOf("|", first + 1);
-      const third = packed.indexOf("|", second + 1);
-      const id = Number(packed.slice(0, first));
-      const process = Number(packed.slice(first + 1, second));
-      setClocks(packed.slice(second + 1, third));
-      const replyJson = packed.slice(third + 1);
-      current = process;
+      const delivery = parse(packed);
+      const id = delivery[0];
+      current = delivery[1];
+      setClocks(delivery[2]);
       const waiter = pending.get(id);
       if (waiter === undefined) return;
       pending.delete(id);
-      const reply = parse(replyJson);
-      switch (reply.reply) {
-        case "get":
-          waiter.resolve(reply.record);
-          break;
-        case "cas":
-          waiter.resolve(reply.ok ? { ok: true, version: reply.version } : { ok: false, current: reply.current });
-          break;
-        case "delete":
-          waiter.resolve({ ok: reply.ok });
-          break;
-        case "watch":
-          waiter.resolve(reply.event);
-          break;
-        case "list":
-          waiter.resolve({ version: reply.version, records: reply.records });
-          break;
-        case "slept":
-          waiter.resolve(undefined);
-          break;
-        case "refused":
-          waiter.reject(new Error(reply.message));
-          break;
-        default:
-          waiter.reject(new Error("unknown reply " + replyJson));
-      }
+      const how = delivery[3];
+      if (how === 1) waiter.resolve(delivery[4]);
+      else if (how === 2) waiter.resolve(undefined);
+      else waiter.reject(new Error(how === 0 ? delivery[4] : "unknown delivery " + packed));
     },
   });
 }

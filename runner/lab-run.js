@@ -123,7 +123,8 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
           (reply) => {
             if (stoppedBecause) return;
             if (call.op !== "sleep") log(who, `gets ${engines.leaselab.describeReply(JSON.stringify(reply))}`);
-            callHarness(functions.deliver, vm.newString(`${id}|${process}|${nows()}|${JSON.stringify(reply)}`))?.dispose();
+            const delivery = engines.leaselab.packDelivery(id, process, nows(), JSON.stringify(reply));
+            callHarness(functions.deliver, vm.newString(delivery))?.dispose();
             handleOutbox();
           },
           (error) => stop(error.message),
