@@ -5,7 +5,10 @@
 // crates/grader does (same calls, same notes, same order).
 //
 // It is shipped into the VM as source text (`HARNESS_SOURCE`), so
-// `harnessMain` must not refer to anything outside itself.
+// `harnessMain` must not refer to anything outside itself. One instance
+// serves every run of a sandbox: it is made (with each process's ctx)
+// before the sandbox's memory is sealed, so every run starts with it as it
+// was then, and `begin` hands it the run's workload.
 //
 // The bridge is batched, because crossing between the VM and the host is the
 // runner's main cost: while the learner's code runs, its calls, the notes
@@ -17,7 +20,7 @@
 // `now()` reads the local clocks the host passed with the last step.
 
 /* eslint-disable no-restricted-globals */
-function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
+function harnessMain(exercise, fileName, storeKey, tools) {
   "use strict";
   // The realm is sealed before this runs (see the prelude in sandbox.js), so
   // the built-ins used here are the real ones. Still, nothing below iterates
@@ -28,7 +31,8 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   const isSafeInteger = Number.isSafeInteger;
   const ceil = Math.ceil;
   const { describe, read, isWellFormed, halt, isStopped, consoleLinesMax } = tools;
-  const workload = parse(workloadJson);
+  /** The run's workload (`begin`). */
+  let workload = null;
   /** The largest TTL and sleep accepted: a day (the store's own TTL limit). */
   const MS_MAX = 86_400_000;
   /** callId → { resolve, reject } */
@@ -246,6 +250,16 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
     });
   }
 
+  /**
+   * Each process's ctx, made once: by `prepare` before the sandbox is sealed
+   * (so every run starts with them), else by the first run that needs it.
+   * A ctx is deeply frozen and holds nothing of a run's own: what it reads
+   * (the clocks, the outbox, the pending calls) is the harness's state,
+   * which every run starts afresh.
+   */
+  const ctxs = [];
+  const ctxOf = (process) => (ctxs[process] ??= makeCtx(process));
+
   function note(process, value) {
     noteJson(process, stringify(value));
   }
@@ -327,9 +341,11 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
 
   // ---- the lease exercise (crates/grader/src/lease/harness.rs) ----------
 
-  async function runReplica(process, exports, ctx) {
-    const startMs = workload.startsMs[process] || 0;
-    const leaderCtx = harden({
+  /** A replica's ctx while it may lead: `ctx` and `work()` (made once per process, as `ctxOf`). */
+  const leaderCtxs = [];
+  function leaderCtxOf(process) {
+    const ctx = ctxOf(process);
+    return (leaderCtxs[process] ??= harden({
       name: ctx.name,
       now: ctx.now,
       sleep: ctx.sleep,
@@ -338,7 +354,12 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
         noteJson(process, '{"note":"work","key":' + KEY_JSON + "}");
         return ctx.sleep(workload.workMs);
       },
-    });
+    }));
+  }
+
+  async function runReplica(process, exports, ctx) {
+    const startMs = workload.startsMs[process] || 0;
+    const leaderCtx = leaderCtxOf(process);
     if (startMs > 0) await ctx.sleep(startMs);
     for (;;) {
       const lease = await callLearner(process, exports, "campaign", [leaderCtx, storeKey, workload.ttlMs]);
@@ -509,13 +530,24 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   }
 
   return freeze({
+    /** Makes the ctxs of `processes` processes ahead of the runs (see `ctxOf`). */
+    prepare(processes) {
+      for (let process = 0; process < processes; process += 1) {
+        ctxOf(process);
+        if (exercise === "lease") leaderCtxOf(process);
+      }
+    },
+    /** Starts a run: its workload (JSON), before any process starts. */
+    begin(workloadJson) {
+      workload = parse(workloadJson);
+    },
     /** Starts process `process` with its own instance of the learner's module. */
     start(process, exports, nowsText) {
       setClocks(nowsText);
       current = process;
       running.add(process);
       const run = SCRIPT_RUNNERS[exercise];
-      const ctx = makeCtx(process);
+      const ctx = ctxOf(process);
       (async () => {
         try {
           await run(process, exports, ctx);

@@ -57,10 +57,10 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
   };
 
   const harnessMain = vm.unwrapResult(vm.evalCode(HARNESS_SOURCE, "harness.js"));
-  const owned = [vm.newString(exercise), vm.newString(JSON.stringify(lab.workload)), vm.newString(fileName), vm.newString(spec.key)];
+  const owned = [vm.newString(exercise), vm.newString(fileName), vm.newString(spec.key)];
   const harness = vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.tools));
   for (const handle of [...owned, harnessMain]) handle.dispose();
-  const functions = Object.fromEntries(["start", "deliver", "flush"].map((name) => [name, vm.getProp(harness, name)]));
+  const functions = Object.fromEntries(["begin", "start", "deliver", "flush"].map((name) => [name, vm.getProp(harness, name)]));
 
   const callHarness = (fn, ...values) => {
     const result = vm.callFunction(fn, harness, ...values);
@@ -145,6 +145,7 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
 
   const limit = setTimeout(() => stop(`the lab's ${lab.durationMs / 1000} s are up`), lab.durationMs);
   try {
+    callHarness(functions.begin, vm.newString(JSON.stringify(lab.workload)))?.dispose();
     for (let process = 0; process < lab.processes && !stoppedBecause; process += 1) {
       const namespace = loadModule(sandbox, source, fileName);
       callHarness(functions.start, vm.newNumber(process), namespace, vm.newString(nows()))?.dispose();
