@@ -62,7 +62,10 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
   for (const handle of [...owned, harnessMain]) handle.dispose();
   const functions = Object.fromEntries(["begin", "start", "deliver", "flush"].map((name) => [name, vm.getProp(harness, name)]));
 
+  // Every call into the harness starts a step of the code (it runs until it
+  // waits for etcd again, see `handleOutbox`): the backstop counts from there.
   const callHarness = (fn, ...values) => {
+    sandbox.restartClock();
     const result = vm.callFunction(fn, harness, ...values);
     for (const value of values) if (value.alive) value.dispose();
     if (result.error) {

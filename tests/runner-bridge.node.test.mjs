@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
 import { createCaseRunner } from "../runner/run-case.js";
+import { createSandbox, DEFAULT_LIMITS, STOP_REASONS } from "../runner/sandbox.js";
 import { loadNodeRegistry } from "../runner/node/engines.js";
 
 const registry = await loadNodeRegistry();
@@ -139,5 +140,31 @@ test("applyOutbox: a stop ends the batch there; unreadable or out-of-step lines 
     assert.match(sim.applyOutbox('c99|{"op":"sleep","ms":5}'), /a call numbered 0 by the harness, None by the simulation/);
   } finally {
     sim.free();
+  }
+});
+
+test("the wall-clock backstop counts from the start of a run, and again from each restartClock (lab mode's steps, which wait for a real etcd in between)", async () => {
+  await engines.quickjs.refill();
+  let now = 0;
+  const sandbox = createSandbox(engines.quickjs, { realNow: () => now });
+  const { vm } = sandbox;
+  /** Queues one promise job and runs it, `elapsedMs` after the clock last started. */
+  const stepAfter = (elapsedMs, restart) => {
+    if (restart) sandbox.restartClock();
+    now += elapsedMs;
+    vm.unwrapResult(vm.evalCode("Promise.resolve().then(() => 1)")).dispose();
+    sandbox.drainJobs();
+  };
+  try {
+    sandbox.beginRun();
+    stepAfter(DEFAULT_LIMITS.wallMs - 1, false);
+    assert.equal(sandbox.stopped, null);
+    stepAfter(2, false);
+    assert.equal(sandbox.stopped, STOP_REASONS.wall(DEFAULT_LIMITS), "a run's code gets the backstop once");
+    sandbox.beginRun();
+    for (let step = 0; step < 3; step += 1) stepAfter(DEFAULT_LIMITS.wallMs - 1, true);
+    assert.equal(sandbox.stopped, null, "each step after restartClock gets the whole backstop");
+  } finally {
+    sandbox.release();
   }
 });
