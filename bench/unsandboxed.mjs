@@ -71,7 +71,9 @@ export function gradeUnsandboxed(leaselab, { exercise, source, options }) {
           const sim = new leaselab.Simulation(caseJson);
           try {
             const workload = JSON.stringify(JSON.parse(caseJson).workload);
-            const harness = inContext(context.harnessMain, exercise, workload, spec.file, spec.key, context.tools);
+            // No sealed memory here: a fresh harness per run, as fresh as the sandbox's.
+            const harness = inContext(context.harnessMain, exercise, spec.file, spec.key, context.tools);
+            inContext(harness.begin, workload);
             let stop = null;
             const flush = () => {
               const text = inContext(harness.flush);

@@ -1,4 +1,5 @@
 import { QUICKJS_MEMORY_MAXIMUM_BYTES, WASM_PAGE_BYTES } from "./engine.js";
+import { lastNonZeroEnd } from "./memory-scan.js";
 import { createVmBridge } from "./vm-bridge.js";
 
 // The sandbox: a QuickJS runtime serving many runs of one submission, with
@@ -310,17 +311,15 @@ const STATICS_SLACK_BYTES = 64 * 1024;
  * regions; the part left out must be all zeros now (nothing ran there).
  */
 export function sealMemory(memory, layout) {
-  const words = new Uint32Array(memory.buffer);
-  let last = words.length - 1;
-  while (last >= 0 && words[last] === 0) last -= 1;
-  const used = Math.min(memory.buffer.byteLength, Math.ceil(((last + 1) * 4) / WASM_PAGE_BYTES + 1) * WASM_PAGE_BYTES);
+  const usedEnd = lastNonZeroEnd(memory, 0, memory.buffer.byteLength);
+  const used = Math.min(memory.buffer.byteLength, Math.ceil(usedEnd / WASM_PAGE_BYTES + 1) * WASM_PAGE_BYTES);
   // Copied only when it is the answer: the copy of megabytes costs more than the scans.
   const whole = () => [{ start: 0, bytes: new Uint8Array(memory.buffer, 0, used).slice() }];
   if (layout === null) return whole();
   const staticsEnd = Math.ceil((layout.dataEnd + STATICS_SLACK_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
   const windowStart = Math.floor((layout.stackTop - STACK_WINDOW_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
   if (!(staticsEnd < windowStart && windowStart < used)) return whole();
-  for (let index = staticsEnd / 4; index < windowStart / 4; index += 1) if (words[index] !== 0) return whole();
+  if (lastNonZeroEnd(memory, staticsEnd, windowStart) !== staticsEnd) return whole();
   return [
     { start: 0, bytes: new Uint8Array(memory.buffer, 0, staticsEnd).slice() },
     { start: windowStart, bytes: new Uint8Array(memory.buffer, windowStart, used - windowStart).slice() },
