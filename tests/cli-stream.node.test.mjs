@@ -4,8 +4,8 @@
 // formats and batches are written whole, as before (cli.node.test.mjs).
 //
 // No timing: to see a line printed while grading still runs, the file's
-// second test calls a `tryLock` stuck inside one built-in call (the
-// grading-deadline test's indexOf, minutes long), so the grading cannot end
+// second test calls a `tryLock` stuck inside one built-in call
+// (support/stall.mjs: minutes long), so the grading cannot end
 // before the test has looked; the first test fails at once, and its lines
 // are what must be on screen. The file's deadline (`--timeout`) is only the
 // bound that ends a CLI which never prints them, as only a broken one nears.
@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadNodeRegistry } from "../runner/node/engines.js";
+import { STALL } from "./support/stall.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLI = join(ROOT, "cli/leaselab.mjs");
@@ -24,12 +25,7 @@ const LESSON = join(ROOT, "exercises/ownership-election");
 const registry = await loadNodeRegistry();
 
 // The first named scenario (lock, work, unlock) fails on the missing TTL; the second calls tryLock, which never returns.
-const STUCK_SECOND = `function stall() {
-  const haystack = "a".repeat(2_000_000);
-  const needle = "a".repeat(1_000_000) + "b";
-  return haystack.indexOf(needle);
-}
-
+const STUCK_SECOND = `${STALL}
 export async function tryLock(ctx, key, ttlMs) {
   return stall() >= 0 ? { version: 0 } : null;
 }
