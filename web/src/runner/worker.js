@@ -41,9 +41,9 @@ self.addEventListener("message", async (event) => {
         // Progress every few runs: posting is cheap, but not free.
         if (runs % 8 === 0) self.postMessage({ id: request.id, type: "progress", runs });
       };
-      let tests = 0;
+      let finished = 0;
       // Each test as soon as it is finished, so the page can show a failure while the rest still run.
-      const onTest = (test) => self.postMessage({ id: request.id, type: "test", index: tests++, test });
+      const onTest = (test) => self.postMessage({ id: request.id, type: "test", index: finished++, test });
       const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun, onTest });
       self.postMessage({ id: request.id, type: "result", report });
     } else if (request.type === "replay") {
