@@ -5,7 +5,10 @@
 // crates/grader does (same calls, same notes, same order).
 //
 // It is shipped into the VM as source text (`HARNESS_SOURCE`), so
-// `harnessMain` must not refer to anything outside itself.
+// `harnessMain` must not refer to anything outside itself. One instance
+// serves every run of a sandbox: it is made (with each process's ctx)
+// before the sandbox's memory is sealed, so every run starts with it as it
+// was then, and `begin` hands it the run's workload.
 //
 // The bridge is batched, because crossing between the VM and the host is the
 // runner's main cost: while the learner's code runs, its calls, the notes
@@ -17,7 +20,7 @@
 // `now()` reads the local clocks the host passed with the last step.
 
 /* eslint-disable no-restricted-globals */
-function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
+function harnessMain(exercise, fileName, storeKey, tools) {
   "use strict";
   // The realm is sealed before this runs (see the prelude in sandbox.js), so
   // the built-ins used here are the real ones. Still, nothing below iterates
@@ -28,7 +31,8 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   const isSafeInteger = Number.isSafeInteger;
   const ceil = Math.ceil;
   const { describe, read, isWellFormed, halt, isStopped, consoleLinesMax } = tools;
-  const workload = parse(workloadJson);
+  /** The run's workload (`begin`). */
+  let workload = null;
   /** The largest TTL and sleep accepted: a day (the store's own TTL limit). */
   const MS_MAX = 86_400_000;
   /** callId → { resolve, reject } */
@@ -43,8 +47,13 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   let nextCallId = 0;
   /** Processes that may still call (not finished, not crashed). */
   const running = new Set();
-  /** Each process's local clock at the current step, from the host. */
-  let localNows = [];
+  /**
+   * Each process's local clock at the current step: the host's text
+   * ("<ms>,<ms>,…"), read into numbers only when code asks `now()` (most
+   * steps never do, and reading them costs the interpreter more than the step).
+   */
+  let localNowsText = "";
+  let localNows = null;
   /** The process whose code runs now (console lines are attributed to it). */
   let current = 0;
   let consoleLines = 0;
@@ -96,22 +105,40 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
     return tools.describeThrown(what, error, fileName);
   }
 
-  function storeCall(process, call) {
+  /**
+   * Sends a call (its JSON text, from `CALLS`) and hands back its promise.
+   * The call's id is the simulation's next call number (see the top).
+   */
+  function storeCall(process, callJson) {
     // A process that finished or crashed is not running: its promise never settles.
     if (!running.has(process)) return new Promise(() => {});
     const id = nextCallId++;
-    outbox.push("c" + process + "|" + stringify(call));
+    outbox.push("c" + process + "|" + callJson);
     return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
   }
+
+  // The calls' JSON is written out here, not with JSON.stringify: in QuickJS,
+  // stringifying a six-field object costs about three times building its
+  // text (BENCHMARKS.md, issue 18), and every store call writes one. Only
+  // checked arguments reach these: strings are quoted by stringify (which
+  // escapes them), and numbers are safe integers, or null where absent.
+  const numberOrNull = (value) => (value === undefined || value === null ? "null" : "" + value);
+  const CALLS = {
+    get: (key) => '{"op":"get","key":' + stringify(key) + "}",
+    cas: (key, nextValue, currentValue, version, ttlMs) =>
+      '{"op":"cas","key":' + stringify(key) + ',"nextValue":' + stringify(nextValue) + ',"currentValue":' + (currentValue === null ? "null" : stringify(currentValue)) +
+      ',"version":' + numberOrNull(version) + ',"ttlMs":' + numberOrNull(ttlMs) + "}",
+    delete: (key, version) => '{"op":"delete","key":' + stringify(key) + ',"version":' + numberOrNull(version) + "}",
+    watch: (key, afterVersion) => '{"op":"watch","key":' + stringify(key) + ',"afterVersion":' + afterVersion + "}",
+    list: (prefix) => '{"op":"list","prefix":' + stringify(prefix) + "}",
+    sleep: (ms) => '{"op":"sleep","ms":' + ms + "}",
+  };
 
   // Store methods check their arguments, then hand back the call's own
   // promise (no wrapping: every extra promise costs the interpreter a job).
   // Bad arguments reject, as a failed network call would, with a message
   // that says what was wrong.
-  function checked(check, process, call) {
-    const problem = check();
-    return problem === null ? storeCall(process, call) : Promise.reject(new TypeError(problem));
-  }
+  const refuse = (problem) => Promise.reject(new TypeError(problem));
 
   /**
    * The longest text a call may carry into the simulation. The store's own
@@ -152,15 +179,19 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
     return { found, problem: null };
   }
 
+  const CAS_OPTIONS = ["version", "ttlMs"];
+  const DELETE_OPTIONS = ["version"];
+
   function makeStore(process) {
     return {
       get(key) {
-        return checked(() => stringProblem("get", "key", key), process, { op: "get", key });
+        const problem = stringProblem("get", "key", key);
+        return problem === null ? storeCall(process, CALLS.get(key)) : refuse(problem);
       },
       compareAndSwap(key, nextValue, currentValue, options) {
-        const { found, problem: optionsProblem } = optionsOf(options, ["version", "ttlMs"]);
+        const { found, problem: optionsProblem } = optionsOf(options, CAS_OPTIONS);
         const { version, ttlMs } = found;
-        const problem = () =>
+        const problem =
           (optionsProblem === null ? null : "compareAndSwap: " + optionsProblem) ??
           stringProblem("compareAndSwap", "key", key) ??
           (typeof nextValue === "string" ? textProblem("compareAndSwap", "nextValue", nextValue) : "compareAndSwap: nextValue must be a string, got " + describeValue(nextValue)) ??
@@ -171,27 +202,28 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
               : "compareAndSwap: currentValue must be a string, or null for \"the key must be absent\"; got " + describeValue(currentValue)) ??
           wholeNumberProblem("compareAndSwap", "version", version, 0, Number.MAX_SAFE_INTEGER) ??
           wholeNumberProblem("compareAndSwap", "ttlMs", ttlMs, 1, MS_MAX);
-        return checked(problem, process, { op: "cas", key, nextValue, currentValue, version: version ?? null, ttlMs: ttlMs ?? null });
+        return problem === null ? storeCall(process, CALLS.cas(key, nextValue, currentValue, version, ttlMs)) : refuse(problem);
       },
       delete(key, options) {
-        const { found, problem: optionsProblem } = optionsOf(options, ["version"]);
+        const { found, problem: optionsProblem } = optionsOf(options, DELETE_OPTIONS);
         const { version } = found;
-        const problem = () =>
+        const problem =
           (optionsProblem === null ? null : "delete: " + optionsProblem) ??
           stringProblem("delete", "key", key) ??
           wholeNumberProblem("delete", "version", version, 0, Number.MAX_SAFE_INTEGER);
-        return checked(problem, process, { op: "delete", key, version: version ?? null });
+        return problem === null ? storeCall(process, CALLS.delete(key, version)) : refuse(problem);
       },
       watch(key, afterVersion) {
-        const problem = () =>
+        const problem =
           stringProblem("watch", "key", key) ??
           (afterVersion === undefined
             ? "watch: afterVersion must be a whole number (a version you read), got undefined"
             : wholeNumberProblem("watch", "afterVersion", afterVersion, 0, Number.MAX_SAFE_INTEGER));
-        return checked(problem, process, { op: "watch", key, afterVersion });
+        return problem === null ? storeCall(process, CALLS.watch(key, afterVersion)) : refuse(problem);
       },
       list(prefix) {
-        return checked(() => stringProblem("list", "prefix", prefix), process, { op: "list", prefix });
+        const problem = stringProblem("list", "prefix", prefix);
+        return problem === null ? storeCall(process, CALLS.list(prefix)) : refuse(problem);
       },
     };
   }
@@ -204,27 +236,44 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   function sleepOf(process) {
     return (ms) => {
       const whole = typeof ms === "number" && ms > 0 && ms <= MS_MAX ? ceil(ms) : ms;
-      const problem = () => (whole === undefined ? "sleep: ms must be a number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", whole, 0, MS_MAX));
-      return checked(problem, process, { op: "sleep", ms: whole });
+      const problem = whole === undefined ? "sleep: ms must be a number of milliseconds, got undefined" : wholeNumberProblem("sleep", "ms", whole, 0, MS_MAX);
+      return problem === null ? storeCall(process, CALLS.sleep(whole)) : refuse(problem);
     };
   }
 
   function makeCtx(process) {
     return harden({
       name: "p" + (process + 1),
-      now: () => localNows[process],
+      now: () => localNowOf(process),
       sleep: sleepOf(process),
       store: makeStore(process),
     });
   }
 
+  /**
+   * Each process's ctx, made once: by `prepare` before the sandbox is sealed
+   * (so every run starts with them), else by the first run that needs it.
+   * A ctx is deeply frozen and holds nothing of a run's own: what it reads
+   * (the clocks, the outbox, the pending calls) is the harness's state,
+   * which every run starts afresh.
+   */
+  const ctxs = [];
+  const ctxOf = (process) => (ctxs[process] ??= makeCtx(process));
+
   function note(process, value) {
-    if (running.has(process)) outbox.push("n" + process + "|" + stringify(value));
+    noteJson(process, stringify(value));
   }
+
+  /** `note`, for the notes written on every call or step, whose JSON is written out (see `CALLS`). */
+  function noteJson(process, json) {
+    if (running.has(process)) outbox.push("n" + process + "|" + json);
+  }
+  const KEY_JSON = stringify(storeKey);
 
   /** Calls one of the learner's functions, turning a throw into a failure. */
   async function callLearner(process, exports, name, args) {
-    note(process, { note: "calling", function: name });
+    // `name` is the harness's own: one of the exercise's export names.
+    noteJson(process, '{"note":"calling","function":"' + name + '"}');
     try {
       return await exports[name](...args);
     } catch (error) {
@@ -292,18 +341,25 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
 
   // ---- the lease exercise (crates/grader/src/lease/harness.rs) ----------
 
-  async function runReplica(process, exports, ctx) {
-    const startMs = workload.startsMs[process] || 0;
-    const leaderCtx = harden({
+  /** A replica's ctx while it may lead: `ctx` and `work()` (made once per process, as `ctxOf`). */
+  const leaderCtxs = [];
+  function leaderCtxOf(process) {
+    const ctx = ctxOf(process);
+    return (leaderCtxs[process] ??= harden({
       name: ctx.name,
       now: ctx.now,
       sleep: ctx.sleep,
       store: ctx.store,
       work() {
-        note(process, { note: "work", key: storeKey });
+        noteJson(process, '{"note":"work","key":' + KEY_JSON + "}");
         return ctx.sleep(workload.workMs);
       },
-    });
+    }));
+  }
+
+  async function runReplica(process, exports, ctx) {
+    const startMs = workload.startsMs[process] || 0;
+    const leaderCtx = leaderCtxOf(process);
     if (startMs > 0) await ctx.sleep(startMs);
     for (;;) {
       const lease = await callLearner(process, exports, "campaign", [leaderCtx, storeKey, workload.ttlMs]);
@@ -318,25 +374,25 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
 
   async function runLeader(process, script) {
     const name = "p" + (process + 1);
-    const call = (value) => storeCall(process, value);
+    const call = (callJson) => storeCall(process, callJson);
     let holding = null;
     for (let index = 0; index < script.length; index += 1) {
       const step = script[index];
       switch (step.step) {
         case "acquire":
           for (;;) {
-            const result = await call({ op: "cas", key: storeKey, nextValue: name, currentValue: null, version: null, ttlMs: step.ttlMs });
+            const result = await call(CALLS.cas(storeKey, name, null, null, step.ttlMs));
             if (result.ok) {
               holding = result.version;
               note(process, { note: "acquired", key: storeKey, version: holding });
               break;
             }
-            if (result.current !== null) await call({ op: "watch", key: storeKey, afterVersion: result.current.version });
+            if (result.current !== null) await call(CALLS.watch(storeKey, result.current.version));
           }
           break;
         case "renew":
           if (holding !== null) {
-            const result = await call({ op: "cas", key: storeKey, nextValue: name, currentValue: name, version: holding, ttlMs: step.ttlMs });
+            const result = await call(CALLS.cas(storeKey, name, name, holding, step.ttlMs));
             holding = result.ok ? result.version : null;
             if (holding !== null) note(process, { note: "acquired", key: storeKey, version: holding });
           }
@@ -345,7 +401,7 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
           if (holding !== null) {
             const version = holding;
             holding = null;
-            const result = await call({ op: "delete", key: storeKey, version });
+            const result = await call(CALLS.delete(storeKey, version));
             note(process, { note: "released", key: storeKey, version, ok: result.ok });
           }
           break;
@@ -356,7 +412,7 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
           }
           break;
         case "sleep":
-          await call({ op: "sleep", ms: step.ms });
+          await call(CALLS.sleep(step.ms));
           break;
         default:
           throw failure("the harness does not know the step " + describeValue(step));
@@ -460,17 +516,38 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
   };
 
   const setClocks = (nowsText) => {
-    localNows = nowsText.split(",").map(Number);
+    if (nowsText === localNowsText) return;
+    localNowsText = nowsText;
+    localNows = null;
   };
+  function localNowOf(process) {
+    if (localNows === null) {
+      const parts = localNowsText.split(",");
+      localNows = [];
+      for (let index = 0; index < parts.length; index += 1) localNows.push(+parts[index]);
+    }
+    return localNows[process];
+  }
 
   return freeze({
+    /** Makes the ctxs of `processes` processes ahead of the runs (see `ctxOf`). */
+    prepare(processes) {
+      for (let process = 0; process < processes; process += 1) {
+        ctxOf(process);
+        if (exercise === "lease") leaderCtxOf(process);
+      }
+    },
+    /** Starts a run: its workload (JSON), before any process starts. */
+    begin(workloadJson) {
+      workload = parse(workloadJson);
+    },
     /** Starts process `process` with its own instance of the learner's module. */
     start(process, exports, nowsText) {
       setClocks(nowsText);
       current = process;
       running.add(process);
       const run = SCRIPT_RUNNERS[exercise];
-      const ctx = makeCtx(process);
+      const ctx = ctxOf(process);
       (async () => {
         try {
           await run(process, exports, ctx);
@@ -493,48 +570,25 @@ function harnessMain(exercise, workloadJson, fileName, storeKey, tools) {
       return text;
     },
     /**
-     * Settles the promise of a call with the simulation's reply. One string
-     * carries everything (one value to cross the VM boundary, not four):
-     * `<call id>|<process>|<local clocks, comma-separated>|<reply JSON>`.
+     * Settles the promise of a call. One JSON text carries everything (one
+     * value to cross the VM boundary, one parse inside it), made by the
+     * simulation (crates/wasm/src/delivery.rs): `[call id, process, "<local
+     * clocks, comma-separated>", how, value]`, where `value` is already what
+     * the call answers (how 1), the message it rejects with (how 0), or
+     * nothing (how 2: a sleep ended).
      */
     deliver(packed) {
-      const first = packed.indexOf("|");
-      const second = packed.indexOf("|", first + 1);
-      const third = packed.indexOf("|", second + 1);
-      const id = Number(packed.slice(0, first));
-      const process = Number(packed.slice(first + 1, second));
-      setClocks(packed.slice(second + 1, third));
-      const replyJson = packed.slice(third + 1);
-      current = process;
+      const delivery = parse(packed);
+      const id = delivery[0];
+      current = delivery[1];
+      setClocks(delivery[2]);
       const waiter = pending.get(id);
       if (waiter === undefined) return;
       pending.delete(id);
-      const reply = parse(replyJson);
-      switch (reply.reply) {
-        case "get":
-          waiter.resolve(reply.record);
-          break;
-        case "cas":
-          waiter.resolve(reply.ok ? { ok: true, version: reply.version } : { ok: false, current: reply.current });
-          break;
-        case "delete":
-          waiter.resolve({ ok: reply.ok });
-          break;
-        case "watch":
-          waiter.resolve(reply.event);
-          break;
-        case "list":
-          waiter.resolve({ version: reply.version, records: reply.records });
-          break;
-        case "slept":
-          waiter.resolve(undefined);
-          break;
-        case "refused":
-          waiter.reject(new Error(reply.message));
-          break;
-        default:
-          waiter.reject(new Error("unknown reply " + replyJson));
-      }
+      const how = delivery[3];
+      if (how === 1) waiter.resolve(delivery[4]);
+      else if (how === 2) waiter.resolve(undefined);
+      else waiter.reject(new Error(how === 0 ? delivery[4] : "unknown delivery " + packed));
     },
   });
 }

@@ -57,12 +57,15 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
   };
 
   const harnessMain = vm.unwrapResult(vm.evalCode(HARNESS_SOURCE, "harness.js"));
-  const owned = [vm.newString(exercise), vm.newString(JSON.stringify(lab.workload)), vm.newString(fileName), vm.newString(spec.key)];
+  const owned = [vm.newString(exercise), vm.newString(fileName), vm.newString(spec.key)];
   const harness = vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.tools));
   for (const handle of [...owned, harnessMain]) handle.dispose();
-  const functions = Object.fromEntries(["start", "deliver", "flush"].map((name) => [name, vm.getProp(harness, name)]));
+  const functions = Object.fromEntries(["begin", "start", "deliver", "flush"].map((name) => [name, vm.getProp(harness, name)]));
 
+  // Every call into the harness starts a step of the code (it runs until it
+  // waits for etcd again, see `handleOutbox`): the backstop counts from there.
   const callHarness = (fn, ...values) => {
+    sandbox.restartClock();
     const result = vm.callFunction(fn, harness, ...values);
     for (const value of values) if (value.alive) value.dispose();
     if (result.error) {
@@ -123,7 +126,8 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
           (reply) => {
             if (stoppedBecause) return;
             if (call.op !== "sleep") log(who, `gets ${engines.leaselab.describeReply(JSON.stringify(reply))}`);
-            callHarness(functions.deliver, vm.newString(`${id}|${process}|${nows()}|${JSON.stringify(reply)}`))?.dispose();
+            const delivery = engines.leaselab.packDelivery(id, process, nows(), JSON.stringify(reply));
+            callHarness(functions.deliver, vm.newString(delivery))?.dispose();
             handleOutbox();
           },
           (error) => stop(error.message),
@@ -144,6 +148,7 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
 
   const limit = setTimeout(() => stop(`the lab's ${lab.durationMs / 1000} s are up`), lab.durationMs);
   try {
+    callHarness(functions.begin, vm.newString(JSON.stringify(lab.workload)))?.dispose();
     for (let process = 0; process < lab.processes && !stoppedBecause; process += 1) {
       const namespace = loadModule(sandbox, source, fileName);
       callHarness(functions.start, vm.newNumber(process), namespace, vm.newString(nows()))?.dispose();

@@ -90,12 +90,61 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   // The cas exercise's module is a store the runner calls; the others run as simulated processes.
   const drivesStore = spec.drive === "store";
   let sandbox = null;
+  /** The harness's main function: `harnessMain`, or the cas exercise's `casHarnessMain`. */
   let harnessMain = null;
+  /** The harness instance of a simulated exercise (`startHarness`), made once per sandbox. */
+  let harness = null;
+  /** Instances of the learner's module evaluated before the seal: one per process, from process 0. */
+  let modules = [];
+  /** How many instances a new sandbox evaluates before its seal (fewer if evaluating them fails). */
+  let modulesWanted = drivesStore ? 1 : spec.processesMax;
 
+  const handlesOfSandbox = () => [harnessMain, ...(harness === null ? [] : Object.values(harness)), ...modules].filter((handle) => handle?.alive);
   const retire = () => {
-    sandbox?.release(harnessMain?.alive ? [harnessMain] : []);
+    sandbox?.release(handlesOfSandbox());
     sandbox = null;
     harnessMain = null;
+    harness = null;
+    modules = [];
+  };
+
+  /**
+   * A sandbox with the harness (its instance and each process's ctx, for a
+   * simulated exercise) and `modulesWanted` instances of the learner's
+   * module, sealed: each run starts from them as they were, without making
+   * them again (the runs' main fixed cost). The module's
+   * top-level code runs under a fresh budget per instance, before any run,
+   * as in the preflight that already evaluated it once; a run's budget is
+   * for the run's own code. Should an instance fail to evaluate (memory), the
+   * sandbox is made again with only the instances before it, and runs
+   * evaluate the rest themselves, failing as the module does.
+   */
+  const makeSandbox = () => {
+    for (;;) {
+      sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
+      const harnessSource = drivesStore ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
+      harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
+      harness = drivesStore ? null : startHarness(sandbox, harnessMain, { exercise, fileName, storeKey: spec.key, processes: spec.processesMax });
+      modules = [];
+      while (modules.length < modulesWanted) {
+        sandbox.beginRun();
+        let namespace = null;
+        try {
+          namespace = loadModule(sandbox, source, fileName);
+        } catch (error) {
+          if (!(error instanceof ModuleError)) throw error;
+        }
+        if (namespace === null || sandbox.stopped) break;
+        modules.push(namespace);
+      }
+      if (modules.length < modulesWanted) {
+        modulesWanted = modules.length;
+        sandbox.release(handlesOfSandbox());
+        continue;
+      }
+      sandbox.seal();
+      return;
+    }
   };
 
   /** Why the last sandbox stopped: the verdict if no sandbox can be made any more. */
@@ -116,22 +165,22 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   const run = (caseJson, { handOff = false } = {}) => {
     if (sandbox === null) {
       try {
-        sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
-        const harnessSource = drivesStore ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
-        harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
-        sandbox.seal();
+        makeSandbox();
       } catch {
         // Every QuickJS instance made for this submission broke down under it.
         sandbox = null;
         return failedAnswer(caseJson, lastStop ?? STOP_REASONS.memory(), handOff);
       }
     }
-    const runner = drivesStore ? runCasOnce : runOnce;
-    const result = runner(engines, sandbox, harnessMain, { exercise, storeKey: spec.key, source, fileName, caseJson, limits, handOff });
-    // A stopped run leaves nothing behind in a sealed sandbox (the next run
-    // starts from its sealed memory); an unsealed or broken one is replaced.
+    const result = drivesStore
+      ? runCasOnce(engines, sandbox, harnessMain, { source, fileName, caseJson, modules })
+      : runOnce(engines, sandbox, harness, { source, fileName, caseJson, handOff, modules });
+    // A run leaves nothing behind in a sealed sandbox, even a stopped one
+    // (the next run starts from its sealed memory); a sandbox that does not
+    // restore (its harness and module instances were used) or that broke
+    // down is replaced.
     if (sandbox.stopped) lastStop = sandbox.stopped;
-    if (sandbox.broken || (sandbox.stopped && !sandbox.restores)) retire();
+    if (sandbox.broken || !sandbox.restores) retire();
     return result;
   };
   return { run, dispose: retire };
@@ -148,21 +197,24 @@ function runCasOnce(engines, sandbox, casMain, options) {
   }
 }
 
-function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson }) {
+function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson, modules }) {
   const opsJson = JSON.stringify(JSON.parse(caseJson).workload.ops);
   sandbox.beginRun();
   const { vm } = sandbox;
   const failed = (failure) => JSON.stringify({ answers: [], failure, console: [] });
-  let namespace;
-  try {
-    namespace = loadModule(sandbox, source, fileName);
-  } catch (error) {
-    if (error instanceof ModuleError) return failed(error.message);
-    throw error;
+  let namespace = modules[0] ?? null;
+  const ownNamespace = namespace === null;
+  if (ownNamespace) {
+    try {
+      namespace = loadModule(sandbox, source, fileName);
+    } catch (error) {
+      if (error instanceof ModuleError) return failed(error.message);
+      throw error;
+    }
   }
   const ops = vm.newString(opsJson);
   const result = sandbox.guard(() => vm.callFunction(casMain, vm.undefined, namespace, ops, sandbox.tools));
-  if (!sandbox.broken) for (const handle of [namespace, ops]) handle.dispose();
+  if (!sandbox.broken) for (const handle of ownNamespace ? [namespace, ops] : [ops]) handle.dispose();
   if (result === null) return failed(`${fileName} ${sandbox.stopped}`);
   if (result.error) {
     const info = sandbox.describeThrown(result.error);
@@ -181,36 +233,47 @@ function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson }) {
   return JSON.stringify(stoppedRecording);
 }
 
+/**
+ * Makes the harness instance of a simulated exercise in a sandbox not yet
+ * sealed, with the ctxs of `processes` processes: `{ instance, begin, start,
+ * deliver, crashed, flush }`, handles that every run of the sandbox uses.
+ */
+function startHarness(sandbox, harnessMain, { exercise, fileName, storeKey, processes }) {
+  const { vm } = sandbox;
+  const owned = [vm.newString(exercise), vm.newString(fileName), vm.newString(storeKey)];
+  const instance = vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.tools));
+  for (const arg of owned) arg.dispose();
+  const harness = { instance };
+  for (const name of ["begin", "start", "deliver", "crashed", "flush"]) harness[name] = vm.getProp(instance, name);
+  const prepare = vm.getProp(instance, "prepare");
+  const count = vm.newNumber(processes);
+  vm.unwrapResult(vm.callFunction(prepare, instance, count)).dispose();
+  for (const handle of [prepare, count]) handle.dispose();
+  return harness;
+}
+
 /** Runs one case (see `createCaseRunner`) in a ready sandbox. */
-function runOnce(engines, sandbox, harnessMain, { exercise, storeKey, source, fileName, caseJson, limits, handOff }) {
+function runOnce(engines, sandbox, harness, { source, fileName, caseJson, handOff, modules }) {
   const { leaselab } = engines;
   const workloadJson = JSON.stringify(JSON.parse(caseJson).workload);
   const sim = new leaselab.Simulation(caseJson);
   sandbox.beginRun();
   const { vm } = sandbox;
-  const handles = [];
-  const keep = (handle) => {
-    handles.push(handle);
-    return handle;
-  };
+  const { instance, begin, start, deliver, crashed, flush } = harness;
   /** Why the run stops, in the learner's terms (the harness's reason, or a limit's). */
   let stopReason = null;
   // The process whose code ran last: a stop is blamed on it, whether or not
   // its workload had finished (code can run on after its last call).
   let current = 0;
   try {
-    const owned = [vm.newString(exercise), vm.newString(workloadJson), vm.newString(fileName), vm.newString(storeKey)];
-    const harness = keep(vm.unwrapResult(vm.callFunction(harnessMain, vm.undefined, ...owned, sandbox.tools)));
-    for (const arg of owned) arg.dispose();
-    const start = keep(vm.getProp(harness, "start"));
-    const deliver = keep(vm.getProp(harness, "deliver"));
-    const crashed = keep(vm.getProp(harness, "crashed"));
-    const flush = keep(vm.getProp(harness, "flush"));
-
-    /** Calls a harness function; a throw out of it (a limit hit inside) stops the run. */
+    /**
+     * Calls a harness function with `values`, which it frees (except the
+     * module instances sealed with the sandbox: every run uses them again);
+     * a throw out of it (a limit hit inside) stops the run.
+     */
     const callHarness = (fn, ...values) => {
-      const result = sandbox.guard(() => vm.callFunction(fn, harness, ...values));
-      for (const value of values) if (value.alive) value.dispose();
+      const result = sandbox.guard(() => sandbox.call(fn, instance, values));
+      for (const value of values) if (value.alive && !modules.includes(value)) value.dispose();
       if (result === null) return null;
       if (result.error) {
         const info = sandbox.describeThrown(result.error);
@@ -229,15 +292,19 @@ function runOnce(engines, sandbox, harnessMain, { exercise, storeKey, source, fi
       stopReason ??= sim.applyOutbox(text) ?? null;
     };
 
+    callHarness(begin, vm.newString(workloadJson))?.dispose();
     for (let process = 0; process < sim.processes && !sandbox.stopped && stopReason === null; process += 1) {
       current = process;
-      let namespace;
-      try {
-        namespace = loadModule(sandbox, source, fileName);
-      } catch (error) {
-        if (!(error instanceof ModuleError)) throw error;
-        sim.fail(process, error.message);
-        return handOff ? sim.handOff() : sim.executionJson();
+      // The instance evaluated before the seal (fresh in every run), else one evaluated now.
+      let namespace = modules[process] ?? null;
+      if (namespace === null) {
+        try {
+          namespace = loadModule(sandbox, source, fileName);
+        } catch (error) {
+          if (!(error instanceof ModuleError)) throw error;
+          sim.fail(process, error.message);
+          return handOff ? sim.handOff() : sim.executionJson();
+        }
       }
       callHarness(start, vm.newNumber(process), namespace, vm.newString(sim.localNowAll()))?.dispose();
       sandbox.drainJobs();
@@ -268,7 +335,6 @@ function runOnce(engines, sandbox, harnessMain, { exercise, storeKey, source, fi
     sim.fail(current, `${fileName} ${stopReason ?? sandbox.stopped}`);
     return handOff ? sim.handOff() : sim.executionJson();
   } finally {
-    if (!sandbox.broken) for (const handle of handles) if (handle.alive) handle.dispose();
     sim.free();
   }
 }

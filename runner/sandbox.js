@@ -1,4 +1,5 @@
 import { QUICKJS_MEMORY_MAXIMUM_BYTES, WASM_PAGE_BYTES } from "./engine.js";
+import { createVmBridge } from "./vm-bridge.js";
 
 // The sandbox: a QuickJS runtime serving many runs of one submission, with
 // limits, and a sealed global environment that holds nothing the learner's
@@ -130,8 +131,12 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
   const describeSafe = (value, max) => safeText(describe(value, max), max);
   /** For sentences about a value: strings quoted, so "null" and null differ. */
   const describeQuoted = (value, max) => safeText(guarded(() => preview(value, max), "a value that could not be described"), max);
+  // The engine's own String.prototype.isWellFormed where it has one (taken
+  // before the realm is frozen; a regular expression costs the harness about
+  // a microsecond per string, and every store call checks up to three).
   const LONE_SURROGATE_ONE = /[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]/;
-  const isWellFormed = (text) => !LONE_SURROGATE_ONE.test(text);
+  const nativeIsWellFormed = typeof "".isWellFormed === "function" ? Function.prototype.call.bind(String.prototype.isWellFormed) : null;
+  const isWellFormed = (text) => typeof text === "string" && (nativeIsWellFormed === null ? !LONE_SURROGATE_ONE.test(text) : nativeIsWellFormed(text));
 
   /** Reads one field of a learner value, once; a getter or Proxy trap that throws gives failed. */
   const read = (value, key) => {
@@ -309,12 +314,13 @@ export function sealMemory(memory, layout) {
   let last = words.length - 1;
   while (last >= 0 && words[last] === 0) last -= 1;
   const used = Math.min(memory.buffer.byteLength, Math.ceil(((last + 1) * 4) / WASM_PAGE_BYTES + 1) * WASM_PAGE_BYTES);
-  const whole = [{ start: 0, bytes: new Uint8Array(memory.buffer, 0, used).slice() }];
-  if (layout === null) return whole;
+  // Copied only when it is the answer: the copy of megabytes costs more than the scans.
+  const whole = () => [{ start: 0, bytes: new Uint8Array(memory.buffer, 0, used).slice() }];
+  if (layout === null) return whole();
   const staticsEnd = Math.ceil((layout.dataEnd + STATICS_SLACK_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
   const windowStart = Math.floor((layout.stackTop - STACK_WINDOW_BYTES) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
-  if (!(staticsEnd < windowStart && windowStart < used)) return whole;
-  for (let index = staticsEnd / 4; index < windowStart / 4; index += 1) if (words[index] !== 0) return whole;
+  if (!(staticsEnd < windowStart && windowStart < used)) return whole();
+  for (let index = staticsEnd / 4; index < windowStart / 4; index += 1) if (words[index] !== 0) return whole();
   return [
     { start: 0, bytes: new Uint8Array(memory.buffer, 0, staticsEnd).slice() },
     { start: windowStart, bytes: new Uint8Array(memory.buffer, windowStart, used - windowStart).slice() },
@@ -414,12 +420,15 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
   const tools = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, ...preludeArgs));
   for (const handle of [prelude, ...preludeArgs]) handle.dispose();
   const inspect = vm.getProp(tools, "inspect");
+  const bridge = createVmBridge(vm, runtime);
 
   const sandbox = {
     vm,
     runtime,
     /** The tools every run's harness is given (see the prelude). */
     tools,
+    /** `vm.callFunction(fn, thisHandle, ...args)`, for the calls made on every step (see vm-bridge.js). */
+    call: (fn, thisHandle, args) => bridge.call(fn, thisHandle, args),
     /**
      * Takes a copy of the engine's memory now, when the realm is sealed and
      * the harness loaded: every run then starts from exactly these bytes
@@ -444,6 +453,14 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
       jobs = 0;
       stopped = null;
       failedGrowsBefore = watched?.failedGrows ?? 0;
+      deadline = realNow() + limits.wallMs;
+    },
+    /**
+     * The wall-clock backstop counts from now. For lab mode, whose code waits
+     * for a real etcd between its steps: each step gets the whole backstop,
+     * as a simulated run (which never waits in real time) gets it once.
+     */
+    restartClock() {
       deadline = realNow() + limits.wallMs;
     },
     /** The QuickJS instance failed underneath: nothing may run in it again. */
@@ -520,9 +537,11 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
       // job budget (an `await` loop runs jobs, not loop bytecodes) and the
       // clock are checked, and the step budget still stops a long job. One
       // drain is one step of the simulation: the job count starts again.
+      // A batch that ran fewer jobs than it could left the queue empty, so
+      // no crossing is spent asking whether a job is pending.
       jobs = 0;
-      while (!stopped && !broken && sandbox.guard(() => runtime.hasPendingJob(), false)) {
-        const result = sandbox.guard(() => runtime.executePendingJobs(JOBS_PER_BATCH));
+      while (!stopped && !broken) {
+        const result = sandbox.guard(() => bridge.executeJobs(JOBS_PER_BATCH));
         if (result === null) return;
         if (result.error) {
           const info = sandbox.describeThrown(result.error);
@@ -533,6 +552,7 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
         jobs += result.value;
         if (jobs > limits.jobBudget) stopped ??= STOP_REASONS.jobs(limits);
         else if (realNow() > deadline) stopped ??= STOP_REASONS.wall(limits);
+        if (result.value < JOBS_PER_BATCH) break;
       }
       if (memoryExhausted()) stopped ??= STOP_REASONS.memory();
     },
@@ -552,6 +572,7 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
       if (!stopped && !broken) {
         try {
           for (const handle of handles) if (handle.alive) handle.dispose();
+          bridge.dispose();
           vm.dispose();
           runtime.dispose();
           return;

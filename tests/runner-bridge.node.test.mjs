@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
 import { createCaseRunner } from "../runner/run-case.js";
+import { createSandbox, DEFAULT_LIMITS, STOP_REASONS } from "../runner/sandbox.js";
 import { loadNodeRegistry } from "../runner/node/engines.js";
 
 const registry = await loadNodeRegistry();
@@ -95,18 +96,31 @@ test("nextDelivery packs a step the way the harness reads it, and says when the 
   const sim = new engines.leaselab.Simulation(firstCase("lock"));
   try {
     assert.equal(sim.applyOutbox('c0|{"op":"sleep","ms":5}'), undefined);
-    const delivery = sim.nextDelivery();
-    const [call, process, nows, reply] = delivery.split("|");
-    assert.equal(call, "0");
-    assert.equal(process, "0");
+    // [call, process, "<local clocks>", how, value]: how 2 resolves with undefined (a sleep ended).
+    const [call, process, nows, how, value] = JSON.parse(sim.nextDelivery());
+    assert.equal(call, 0);
+    assert.equal(process, 0);
     assert.equal(nows.split(",").length, sim.processes);
-    assert.deepEqual(JSON.parse(reply), { reply: "slept" });
+    assert.equal(how, 2);
+    assert.equal(value, null);
     assert.equal(sim.lastProcess, 0);
     for (let process = 0; process < sim.processes; process += 1) sim.applyOutbox(`f${process}|`);
     assert.equal(sim.nextDelivery(), "");
   } finally {
     sim.free();
   }
+});
+
+test("packDelivery (lab mode) packs etcd's replies as the simulation packs its own: the value the learner's code receives", () => {
+  const pack = (reply) => JSON.parse(engines.leaselab.packDelivery(4, 1, "10,12", JSON.stringify(reply)));
+  assert.deepEqual(pack({ reply: "cas", ok: true, version: 9, current: null }), [4, 1, "10,12", 1, { ok: true, version: 9 }]);
+  const record = { value: "p2", version: 9, keyVersion: 2 };
+  assert.deepEqual(pack({ reply: "cas", ok: false, version: null, current: record }), [4, 1, "10,12", 1, { ok: false, current: record }]);
+  assert.deepEqual(pack({ reply: "get", record: null }), [4, 1, "10,12", 1, null]);
+  assert.deepEqual(pack({ reply: "slept" }), [4, 1, "10,12", 2, null]);
+  assert.deepEqual(pack({ reply: "refused", message: "too long" }), [4, 1, "10,12", 0, "too long"]);
+  assert.throws(() => engines.leaselab.packDelivery(4, 1, "10,12", '{"reply":"fly"}'), /packDelivery: not a reply/);
+  assert.throws(() => engines.leaselab.packDelivery(4, 1, '1"]', '{"reply":"slept"}'), /packDelivery: clocks must be whole milliseconds/);
 });
 
 test("applyOutbox: a stop ends the batch there; unreadable or out-of-step lines stop the run with a reason, never throw", () => {
@@ -126,5 +140,31 @@ test("applyOutbox: a stop ends the batch there; unreadable or out-of-step lines 
     assert.match(sim.applyOutbox('c99|{"op":"sleep","ms":5}'), /a call numbered 0 by the harness, None by the simulation/);
   } finally {
     sim.free();
+  }
+});
+
+test("the wall-clock backstop counts from the start of a run, and again from each restartClock (lab mode's steps, which wait for a real etcd in between)", async () => {
+  await engines.quickjs.refill();
+  let now = 0;
+  const sandbox = createSandbox(engines.quickjs, { realNow: () => now });
+  const { vm } = sandbox;
+  /** Queues one promise job and runs it, `elapsedMs` after the clock last started. */
+  const stepAfter = (elapsedMs, restart) => {
+    if (restart) sandbox.restartClock();
+    now += elapsedMs;
+    vm.unwrapResult(vm.evalCode("Promise.resolve().then(() => 1)")).dispose();
+    sandbox.drainJobs();
+  };
+  try {
+    sandbox.beginRun();
+    stepAfter(DEFAULT_LIMITS.wallMs - 1, false);
+    assert.equal(sandbox.stopped, null);
+    stepAfter(2, false);
+    assert.equal(sandbox.stopped, STOP_REASONS.wall(DEFAULT_LIMITS), "a run's code gets the backstop once");
+    sandbox.beginRun();
+    for (let step = 0; step < 3; step += 1) stepAfter(DEFAULT_LIMITS.wallMs - 1, true);
+    assert.equal(sandbox.stopped, null, "each step after restartClock gets the whole backstop");
+  } finally {
+    sandbox.release();
   }
 });

@@ -162,6 +162,11 @@ pub trait HostedExercise: Sync {
     ) -> Result<String, String>;
     /// The most points a submission can score.
     fn max_score(&self) -> u32;
+    /// The most processes the suite's named scenarios and its first random
+    /// case run: the JavaScript runner evaluates that many instances of the
+    /// learner's module once per sandbox, before sealing it (a case with
+    /// more processes, e.g. from a replay token, evaluates the rest in its run).
+    fn processes_max(&self) -> u32;
     /// The tests, in grading order: `{ id, title, points }`.
     fn tests_json(&self) -> Value;
     /// What lab mode runs (`{ processes, workload, durationMs }`), or null.
@@ -263,6 +268,15 @@ where
             .map(|scenario| scenario.points)
             .sum::<u32>()
             + self.random_points()
+    }
+
+    fn processes_max(&self) -> u32 {
+        self.scenarios()
+            .iter()
+            .map(|scenario| scenario.case.plan.processes)
+            .chain(std::iter::once(self.random_case(GradeOptions::default().first_seed).plan.processes))
+            .max()
+            .unwrap_or(1)
     }
 
     fn tests_json(&self) -> Value {

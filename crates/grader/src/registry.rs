@@ -89,6 +89,7 @@ pub fn registry_json() -> Value {
                 serde_json::to_value(exercise.info()).expect("exercise entries serialize");
             entry["tests"] = exercise.tests_json();
             entry["maxScore"] = json!(exercise.max_score());
+            entry["processesMax"] = json!(exercise.processes_max());
             entry["labRun"] = exercise.lab_run_json();
             entry
         })

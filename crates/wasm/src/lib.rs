@@ -20,6 +20,8 @@ pub mod failover;
 #[cfg(not(feature = "grader"))]
 pub mod fencing_race;
 #[cfg(feature = "grader")]
+mod delivery;
+#[cfg(feature = "grader")]
 mod grading;
 mod js_types;
 #[cfg(feature = "grader")]

@@ -60,20 +60,18 @@ impl SimHandle {
     }
 
     /// Advances to the next step and says what the sandbox must do, as one
-    /// string (one crossing per step, passed to the harness untouched):
-    /// `"<call>|<process>|<local clocks, comma-separated>|<reply JSON>"` to
-    /// settle a call; `"!<process>"` when that process crashed; `""` when the
-    /// run is over.
+    /// string (one crossing per step, passed to the harness untouched): a
+    /// delivery that settles a call (`crate::delivery`: `[call, process,
+    /// "<local clocks>", how, value]`); `"!<process>"` when that process
+    /// crashed; `""` when the run is over.
     #[wasm_bindgen(js_name = nextDelivery)]
     pub fn next_delivery(&mut self) -> String {
         match self.sim.next_step() {
             Next::Resume { process, call, reply } => {
                 self.last_process = process;
-                let mut packed = format!("{call}|{process}|");
-                self.push_local_nows(&mut packed);
-                packed.push('|');
-                packed.push_str(&serde_json::to_string(&reply).expect("replies serialize"));
-                packed
+                let mut clocks = String::new();
+                self.push_local_nows(&mut clocks);
+                crate::delivery::pack(call, process, &clocks, &reply)
             }
             Next::Crashed { process } => {
                 self.last_process = process;
