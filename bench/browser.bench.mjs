@@ -2,7 +2,11 @@
 // (whole suite, the page's own default budget) in headless Chromium, in the
 // page's Web Worker, as a learner's "Run tests" does: cold (a fresh page,
 // the first "Run tests": the worker starts and loads its engines) and warm
-// (best of the next three). Then, if bench/runner.bench.mjs ran before
+// (best of the next three). Then "first failure on screen": for each
+// exercise's starter (which fails), the time from clicking "Run tests" to
+// the first failing test's row in the page, beside the time to the summary
+// (all tests in, which is when the failure appeared before results came as
+// they finish), warm. Then, if bench/runner.bench.mjs ran before
 // (target/bench/node.json), Chromium beside Node, the unsandboxed V8 run,
 // native Rust and the conventional Vitest suite. Prints figures only.
 import { existsSync, readFileSync } from "node:fs";
@@ -45,8 +49,47 @@ try {
     chromium[exercise] = { runs: best.runs, warmMs: best.ms, coldMs: cold.ms };
     console.log(`  ${exercise.padEnd(8)} ${String(best.runs).padStart(4)} runs: warm ${best.ms.toFixed(0).padStart(5)} ms, cold ${cold.ms.toFixed(0).padStart(5)} ms${best.passed && cold.passed ? "" : "  REFERENCE FAILED"}`);
   }
+
+  console.log(`first failure on screen, the lesson's starters (which fail), "Run tests" clicked in the page at its default budget (${seeds} seeds), warm (best of ${WARM_ROUNDS} after a first run): first failing row in the page / summary (all tests in)`);
+  for (const exercise of exercises) {
+    const { page, context } = await openPage(session.browser, session.url);
+    await page.waitForSelector("html[data-lesson-ready]");
+    const runner = page.locator(`#exercise-${exercise} .exercise-runner`);
+    await runner.scrollIntoViewIfNeeded();
+    await page.locator(`#exercise-${exercise} .exercise-runner[data-ready="true"] .cm-editor`).waitFor();
+    const rounds = [];
+    for (let round = 0; round < 1 + WARM_ROUNDS; round += 1) rounds.push(await page.evaluate(clickRunTests, exercise));
+    await context.close();
+    const warm = rounds.slice(1);
+    const best = (key) => Math.min(...warm.map((one) => one[key]));
+    console.log(`  ${exercise.padEnd(8)} first failure ${best("failureMs").toFixed(0).padStart(5)} ms, summary ${best("summaryMs").toFixed(0).padStart(5)} ms${warm.every((one) => one.failed) ? "" : "  NO FAILURE SHOWN"}`);
+  }
 } finally {
   await session.close();
+}
+
+/**
+ * In the page: clicks the exercise's "Run tests" and resolves, once the
+ * summary is in, to the milliseconds from the click to the first failing
+ * test's row and to the summary (both as the DOM has them, observed as it changes).
+ */
+function clickRunTests(exercise) {
+  const root = document.querySelector(`#exercise-${exercise}`);
+  const button = [...root.querySelectorAll("button")].find((candidate) => candidate.textContent === "Run tests");
+  return new Promise((resolve) => {
+    let failureMs = null;
+    const observer = new MutationObserver(() => {
+      const now = performance.now() - started;
+      if (failureMs === null && root.querySelector(".runner-test.is-failed")) failureMs = now;
+      if (root.querySelector(".runner-summary")) {
+        observer.disconnect();
+        resolve({ failureMs: failureMs ?? now, summaryMs: now, failed: failureMs !== null });
+      }
+    });
+    observer.observe(root.querySelector(".runner-results"), { childList: true, subtree: true });
+    const started = performance.now();
+    button.click();
+  });
 }
 
 if (existsSync(NODE_FIGURES)) {

@@ -16,11 +16,13 @@ import { GradingThread } from "./grading-thread.js";
 /**
  * `[{ name, results: [{ exercise, path, report }] }]`, one per submission.
  * `options`: `{ firstSeed, seeds, deadlineMs }` (the deadline defaults to
- * gradingDeadlineMs(seeds)). `onDone(graded)` is called as each submission
- * completes. Rejects only if the grader itself cannot start (the engines
- * do not load).
+ * gradingDeadlineMs(seeds)). As grading goes: `onTest(s, f, test)` when file
+ * `f` of submission `s` finished a test, `onFile(s, f, report)` when that
+ * file's report is final (a refused file's as soon as the grader is up),
+ * `onDone(graded)` as each submission completes. Rejects only if the grader
+ * itself cannot start (the engines do not load).
  */
-export async function gradeInParallel(submissions, options, jobs, onDone) {
+export async function gradeInParallel(submissions, options, jobs, { onDone, onTest, onFile } = {}) {
   const { firstSeed, seeds } = options;
   const deadlineMs = options.deadlineMs ?? gradingDeadlineMs(seeds);
   const reports = submissions.map((submission) => submission.files.map(() => null));
@@ -47,7 +49,14 @@ export async function gradeInParallel(submissions, options, jobs, onDone) {
   const startThread = async () => {
     const thread = await GradingThread.start();
     live.add(thread);
-    maxScores ??= thread.maxScores;
+    if (maxScores === null) {
+      maxScores = thread.maxScores;
+      submissions.forEach((submission, s) => {
+        submission.files.forEach((file, f) => {
+          if (file.refused) onFile?.(s, f, graded(s).results[f].report);
+        });
+      });
+    }
     return thread;
   };
   const retire = (thread) => {
@@ -68,11 +77,10 @@ export async function gradeInParallel(submissions, options, jobs, onDone) {
           await retire(thread);
           thread = await startThread();
         }
-        const outcome = await thread.grade(file, { firstSeed, seeds }, deadlineMs);
-        if (outcome.report) {
-          reports[s][f] = outcome.report;
-        } else {
-          reports[s][f] = errorReport(file.exercise, thread.maxScores[file.exercise], outcome.problem);
+        const outcome = await thread.grade(file, { firstSeed, seeds }, deadlineMs, onTest && ((test) => onTest(s, f, test)));
+        reports[s][f] = outcome.report ?? errorReport(file.exercise, thread.maxScores[file.exercise], outcome.problem);
+        onFile?.(s, f, reports[s][f]);
+        if (!outcome.report) {
           await retire(thread);
           thread = null;
           if (next < queue.length) thread = await startThread();

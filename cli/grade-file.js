@@ -1,11 +1,17 @@
 // Grading one exercise file with the shared runner (in a grading thread).
 import { gradeSource } from "../runner/grade.js";
 
-/** The suite report for one file; failing tests carry the timeline text of their counterexample. */
-export async function gradeFile(engines, { exercise, source }, { firstSeed, seeds }) {
-  const report = await gradeSource(engines, { exercise, source, options: { firstSeed, seeds } });
-  for (const test of report.tests) {
+/**
+ * The suite report for one file; failing tests carry the timeline text of
+ * their counterexample. `onTest(test)`, if given, receives each test (with
+ * its timeline) as soon as it is finished.
+ */
+export async function gradeFile(engines, { exercise, source }, { firstSeed, seeds }, onTest) {
+  const withTimeline = (test) => {
     if (test.counterexample) test.timeline = engines.leaselab.renderCounterexample(JSON.stringify(test.counterexample));
-  }
+    return test;
+  };
+  const report = await gradeSource(engines, { exercise, source, options: { firstSeed, seeds }, onTest: onTest && ((test) => onTest(withTimeline(test))) });
+  report.tests.forEach(withTimeline);
   return report;
 }

@@ -41,12 +41,17 @@ export class GradingThread {
   maxScores = null;
   #worker;
   #listener = null;
+  /** Receives the tests of the file being graded, as they finish. */
+  #onTest = null;
   #crash = null;
   #exitCode = null;
 
   constructor() {
     this.#worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
-    this.#worker.on("message", (message) => this.#listener?.({ message }));
+    this.#worker.on("message", (message) => {
+      if (message && "test" in message) this.#onTest?.(message.test);
+      else this.#listener?.({ message });
+    });
     // An uncaught error (out of memory included) arrives here, then the exit.
     this.#worker.on("error", (error) => {
       this.#crash = error;
@@ -65,13 +70,16 @@ export class GradingThread {
   /**
    * Grades one file: `{ report }`, or `{ problem }` (one line naming the
    * file) when the grading could not finish; after a problem the thread is
-   * gone and must be replaced.
+   * gone and must be replaced. `onTest(test)` receives each test as it
+   * finishes, until the grading ends (a test still on its way then is dropped).
    */
-  async grade(file, options, deadlineMs) {
+  async grade(file, options, deadlineMs, onTest = null) {
     const name = basename(file.path);
     const answer = this.#next(deadlineMs);
+    this.#onTest = onTest;
     this.#worker.postMessage({ file: { exercise: file.exercise, path: file.path, source: file.source }, options });
     const event = await answer;
+    this.#onTest = null;
     if (event.message && "report" in event.message) return { report: event.message.report };
     if (event.message) {
       await this.stop();

@@ -16,6 +16,7 @@ import { renderJson } from "./formats/json.js";
 import { renderJunit } from "./formats/junit.js";
 import { summaryTable } from "./formats/table.js";
 import { renderText } from "./formats/text.js";
+import { textStream } from "./text-stream.js";
 import { makeFolder, OutputError, writeOutput, writeStream } from "./outputs.js";
 import { nameSubmissions, reportStems } from "./report-names.js";
 import { shardOf } from "./shard.js";
@@ -70,13 +71,16 @@ export async function main(argv, { env, stdout, stderr }) {
 
   // A shard is graded as a batch whatever its size, so every machine writes its table and its CSV.
   const batch = submissions.length > 1 || options.shard !== null;
+  // One submission's text on standard output is printed as its tests finish; every other output
+  // (a batch's table, the machine-readable formats, a file) is written whole at the end.
+  const stream = !batch && options.format === "text" && !options.out ? textStream(submissions[0], (text) => writeStream(stdout, text)) : null;
   let graded;
   try {
     graded = await gradeInParallel(
       submissions,
       { firstSeed: options.firstSeed, seeds: options.seeds, deadlineMs: options.timeoutMs },
       options.jobs ?? availableParallelism(),
-      batch ? (done) => say(`graded ${done.name}`) : null,
+      batch ? { onDone: (done) => say(`graded ${done.name}`) } : { onTest: stream && ((_, f, test) => stream.test(f, test)), onFile: stream && ((_, f, report) => stream.file(f, report)) },
     );
   } catch (error) {
     say(`the grader could not run: ${error.message}`);
@@ -96,7 +100,9 @@ export async function main(argv, { env, stdout, stderr }) {
       return false;
     }
   };
-  if (!batch) {
+  if (stream) {
+    stream.end(graded[0]);
+  } else if (!batch) {
     await writeReport(graded[0], options, options.out, { stdout, env, attempt });
   } else {
     if (options.out) {

@@ -1,6 +1,7 @@
 // A grading thread: loads the engines once, says it is ready (with each
 // exercise's maximum score, which the parent needs to report a file this
-// thread could not finish), then grades the files it is sent, one at a time.
+// thread could not finish), then grades the files it is sent, one at a time,
+// posting each test as it finishes (`{ test }`) and then the report.
 // The parent may terminate it at any moment (batch.js); nothing here needs
 // to survive that.
 import { parentPort } from "node:worker_threads";
@@ -17,7 +18,7 @@ parentPort.postMessage({ ready: true, maxScores: Object.fromEntries(registryOf(e
 parentPort.on("message", async ({ file, options }) => {
   let reply;
   try {
-    reply = { report: await gradeFile(engines, file, options) };
+    reply = { report: await gradeFile(engines, file, options, (test) => parentPort.postMessage({ test })) };
   } catch (error) {
     reply = { error: describe(error) };
   }

@@ -92,8 +92,11 @@ function formatBytes(bytes) {
  * grader's shape: `{ exercise, score, maxScore, tests: [...] }`), plus
  * `problems`: when the submission could not be run at all (a syntax error, a
  * missing export), one sentence each, and no tests.
+ * `onRun()` before each run; `onTest(test)` with each test as soon as it is
+ * finished, in the report's order, equal to the report's entry (parsed from
+ * the same JSON). A submission that cannot be run has no tests to hand over.
  */
-export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun }) {
+export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun, onTest }) {
   const registry = registryOf(engines.leaselab);
   const spec = registry.exercise(exercise);
   const file = fileName ?? spec.file;
@@ -111,7 +114,7 @@ export async function gradeSource(engines, { exercise, source, fileName, options
       onRun?.();
       return runner.run(caseJson, handOff);
     };
-    const reportJson = engines.leaselab.gradeSubmission(exercise, options, run);
+    const reportJson = engines.leaselab.gradeSubmission(exercise, options, run, onTest && ((testJson) => onTest(JSON.parse(testJson))));
     return { ...JSON.parse(reportJson), problems: [] };
   } finally {
     runner.dispose();

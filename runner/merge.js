@@ -4,7 +4,9 @@
 // report is the one a grading in one piece gives, byte for byte, because
 // every run is independent of the others (each starts from the sandbox's
 // sealed memory) and the grader stops the random schedules at their first
-// failure, which the merge finds in seed order.
+// failure, which the merge finds in seed order. The same rules place each
+// test as the parts finish it (`placeTests`), so a page can show a test as
+// soon as it is known, before the merge.
 
 /**
  * The grade requests for `parts` workers: `[{ ...options, firstSeed, seeds,
@@ -35,19 +37,7 @@ export function mergeGrading(reports) {
   const scenarios = scenarioCounts.reduce((sum, count) => sum + count, 0);
   const tests = [];
   for (let position = 0; position < scenarios; position += 1) tests.push(reports[position % parts].tests[Math.floor(position / parts)]);
-  // The random schedules: the first part (in seed order) that failed gives
-  // the failure, counting the runs of the parts before it; else all passed.
-  let before = 0;
-  let random = null;
-  for (const report of reports) {
-    const test = report.tests[report.tests.length - 1];
-    if (test.status !== "passed") {
-      random = { ...test, runs: before + test.runs };
-      break;
-    }
-    before += test.runs;
-  }
-  tests.push(random ?? { ...first.tests[first.tests.length - 1], runs: before });
+  tests.push(mergedRandom(reports.map((report) => report.tests[report.tests.length - 1])));
   return {
     exercise: first.exercise,
     graderVersion: first.graderVersion,
@@ -55,5 +45,51 @@ export function mergeGrading(reports) {
     maxScore: tests.reduce((sum, test) => sum + test.maxScore, 0),
     tests,
     problems: first.problems,
+  };
+}
+
+/**
+ * The random-schedules test of the whole grading from the parts' (in part
+ * order, `undefined` for a part that has not finished it), or null while it
+ * is not known yet: the first part (in seed order) that failed gives the
+ * failure, counting the runs of the parts before it, as soon as every part
+ * before it has passed; if none failed, all passed.
+ */
+function mergedRandom(parts) {
+  let before = 0;
+  for (const test of parts) {
+    if (test === undefined) return null;
+    if (test.status !== "passed") return { ...test, runs: before + test.runs };
+    before += test.runs;
+  }
+  return { ...parts[0], runs: before };
+}
+
+/** How many of the `scenarios` named scenarios part `index` of `parts` runs: those at positions `i % parts === index`. */
+function scenariosOfPart(index, parts, scenarios) {
+  return index < scenarios ? Math.floor((scenarios - 1 - index) / parts) + 1 : 0;
+}
+
+/**
+ * Places the tests of a grading split in `parts` (as `splitGrading` splits
+ * it) as the parts finish them; the suite has `tests` tests (its named
+ * scenarios, then the random schedules). Returns `place(part, index, test)`:
+ * part `part` finished the `index`-th test of its report; it answers with
+ * the tests of the whole grading this makes known, `[{ position, test }]`,
+ * each exactly the entry `mergeGrading` gives at that position. A named
+ * scenario is known when its part finishes it; the random schedules once
+ * their verdict cannot change (a failure when every earlier part passed).
+ */
+export function placeTests(parts, tests) {
+  const scenarios = tests - 1;
+  const randoms = Array.from({ length: parts }, () => undefined);
+  let randomPlaced = false;
+  return (part, index, test) => {
+    if (index < scenariosOfPart(part, parts, scenarios)) return [{ position: index * parts + part, test }];
+    randoms[part] = test;
+    const random = randomPlaced ? null : mergedRandom(randoms);
+    if (random === null) return [];
+    randomPlaced = true;
+    return [{ position: scenarios, test: random }];
   };
 }

@@ -11,21 +11,12 @@ import { openLesson } from "./support/lesson.mjs";
 import { deadlineMessage, gradingDeadlineMs } from "../runner/limits.js";
 import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
 import { gradeSource } from "../runner/grade.js";
+import { STALL } from "./support/stall.mjs";
 
 const SOLUTION = readFileSync(new URL("../exercises/ownership-election/lock/solution.js", import.meta.url), "utf8");
 
-// Every export searches for a needle that is not there, by the slowest path
-// QuickJS has: one indexOf call comparing about 10^12 characters, which does
-// not return for many minutes (measured in Node with the runner: still
-// running after 90 s; its time grows with the square of the length, 2.4 s
-// at a 80,000-character haystack). No bytecode runs until it returns, so no
-// step budget or wall-clock check inside the VM can end it.
-const STUCK = `function stall() {
-  const haystack = "a".repeat(2_000_000);
-  const needle = "a".repeat(1_000_000) + "b";
-  return haystack.indexOf(needle);
-}
-
+// Every export is stuck in one built-in call (support/stall.mjs).
+const STUCK = `${STALL}
 export async function tryLock(ctx, key, ttlMs) {
   return stall() >= 0 ? { version: 0 } : null;
 }

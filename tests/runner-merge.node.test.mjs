@@ -3,12 +3,16 @@
 // submissions (a scenario failing, the random schedules failing in a later
 // part than the first), with two and three parts, each part graded as the
 // page's workers grade it (`gradeSource` with the options of `splitGrading`).
+// The tests as they stream: `onTest` gets each test of a grading once, in
+// order, exactly the report's entries; and `placeTests`, fed the parts'
+// tests in any interleaving, puts each test of the merged report in its
+// place exactly once, as it is known.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
 import { gradeSource } from "../runner/grade.js";
-import { mergeGrading, splitGrading } from "../runner/merge.js";
+import { mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
 import { lessonFile } from "../web/build/lesson-folder.mjs";
 
 const engines = await loadNodeEngines();
@@ -25,14 +29,36 @@ const submissions = [
   { exercise: "lease", name: "a random failure in the last part", source: fixture("accuracy/lease/bug-renew-two-thirds.js"), options: { seeds: 12, firstSeed: 10 }, failsAfter: 11 },
 ];
 
+/** Grades with `onTest`; returns the report and the tests onTest received, in the order received. */
+async function gradeStreamed(request) {
+  const received = [];
+  const report = await gradeSource(engines, { ...request, onTest: (test) => received.push(test) });
+  return { report, received };
+}
+
+/** The parts' streamed tests in three orders: part by part, parts backwards, and round robin. */
+function interleavings(streams) {
+  const tagged = streams.map((tests, part) => tests.map((test, index) => ({ part, index, test })));
+  const roundRobin = [];
+  for (let index = 0; index < Math.max(...streams.map((tests) => tests.length)); index += 1) for (const tests of tagged) if (tests[index]) roundRobin.push(tests[index]);
+  return { "part by part": tagged.flat(), "parts backwards": tagged.toReversed().flat(), "round robin": roundRobin };
+}
+
 for (const { exercise, name, source, options = { seeds: 60, firstSeed: 7 }, failsAfter } of submissions) {
-  test(`${exercise}: ${name}: split in 2 and 3 parts, merged, is the report of one grading`, async () => {
-    const whole = await gradeSource(engines, { exercise, source, options });
+  test(`${exercise}: ${name}: split in 2 and 3 parts, merged, is the report of one grading; streamed, each test is placed once as the merge places it`, async () => {
+    const { report: whole, received } = await gradeStreamed({ exercise, source, options });
     if (failsAfter !== undefined) assert.equal(whole.tests.at(-1).runs, failsAfter + 1, "the fixture fails where this test needs it to");
+    assert.equal(JSON.stringify(received), JSON.stringify(whole.tests), "onTest: every test once, in order, exactly the report's entries");
     for (const parts of [2, 3]) {
-      const reports = [];
-      for (const part of splitGrading(options, parts)) reports.push(await gradeSource(engines, { exercise, source, options: part }));
-      assert.equal(JSON.stringify(mergeGrading(reports)), JSON.stringify(whole), `${parts} parts`);
+      const graded = [];
+      for (const part of splitGrading(options, parts)) graded.push(await gradeStreamed({ exercise, source, options: part }));
+      assert.equal(JSON.stringify(mergeGrading(graded.map(({ report }) => report))), JSON.stringify(whole), `${parts} parts`);
+      for (const [order, stream] of Object.entries(interleavings(graded.map(({ received }) => received)))) {
+        const place = placeTests(parts, whole.tests.length);
+        const placed = whole.tests.map(() => []);
+        for (const { part, index, test } of stream) for (const { position, test: known } of place(part, index, test)) placed[position].push(known);
+        assert.equal(JSON.stringify(placed), JSON.stringify(whole.tests.map((test) => [test])), `${parts} parts, ${order}`);
+      }
     }
   });
 }

@@ -1,6 +1,12 @@
-// The readable report: a score per exercise, a line per test, and for each
-// failure its one-line story, the minimal counterexample as a timeline, and
-// the replay token.
+// The readable report: per exercise file a head line, a line per test and,
+// for each failure, its one-line story, the minimal counterexample as a
+// timeline and the replay token, then the file's score; last, the
+// submission's total.
+//
+// It is built from pieces in the order they become known (a file's head,
+// each test as it finishes, the file's score), so that a single submission
+// can be printed as it is graded (text-stream.js) with exactly the bytes
+// `renderText` gives for the finished report.
 //
 // Only this file starts report lines. Everything a submission controls (its
 // path, messages, console output inside timelines) is shown with control
@@ -12,26 +18,42 @@ import { totals } from "./common.js";
 
 const STORY_INDENT = "       ";
 
-export function renderText(graded) {
-  const lines = [];
-  for (const { exercise, path, report } of graded.results) {
-    lines.push(`${visible(path)} (${exercise}): ${report.score}/${report.maxScore}`);
-    for (const problem of report.problems) {
-      const [first, ...rest] = visibleLines(problem);
-      lines.push(`  error: ${first}`, ...rest.map((line) => `${STORY_INDENT}  ${line}`));
-    }
-    for (const test of report.tests) {
-      const mark = test.status === "passed" ? "ok  " : "FAIL";
-      lines.push(`  ${mark} ${visible(test.name)}${test.runs > 1 ? ` (${test.runs} schedules)` : ""}`);
-      if (test.status !== "passed") {
-        // The timeline starts with the message; without one, print the message alone.
-        const story = test.timeline ?? test.message ?? "";
-        for (const line of visibleLines(story.trimEnd())) lines.push(`${STORY_INDENT}${line}`);
-      }
-    }
-    lines.push("");
+/** A file's first line: which file, graded as which exercise. */
+export function textFileHead({ exercise, path }) {
+  return `${visible(path)} (${exercise})\n`;
+}
+
+/** One test's lines: its verdict, and for a failure its story. */
+export function textTest(test) {
+  const mark = test.status === "passed" ? "ok  " : "FAIL";
+  const lines = [`  ${mark} ${visible(test.name)}${test.runs > 1 ? ` (${test.runs} schedules)` : ""}`];
+  if (test.status !== "passed") {
+    // The timeline starts with the message; without one, print the message alone.
+    const story = test.timeline ?? test.message ?? "";
+    for (const line of visibleLines(story.trimEnd())) lines.push(`${STORY_INDENT}${line}`);
   }
-  const { score, maxScore } = totals(graded);
-  lines.push(`${visible(graded.name)}: ${score}/${maxScore} points`);
   return `${lines.join("\n")}\n`;
+}
+
+/** A file's last lines, once its report is final: why it could not be graded (if so), its score, a blank line. */
+export function textFileTail(report) {
+  const lines = [];
+  for (const problem of report.problems) {
+    const [first, ...rest] = visibleLines(problem);
+    lines.push(`  error: ${first}`, ...rest.map((line) => `${STORY_INDENT}  ${line}`));
+  }
+  lines.push(`  score: ${report.score}/${report.maxScore}`, "");
+  return `${lines.join("\n")}\n`;
+}
+
+/** The submission's total, the report's last line. */
+export function textTotal(graded) {
+  const { score, maxScore } = totals(graded);
+  return `${visible(graded.name)}: ${score}/${maxScore} points\n`;
+}
+
+export function renderText(graded) {
+  let text = "";
+  for (const result of graded.results) text += textFileHead(result) + result.report.tests.map(textTest).join("") + textFileTail(result.report);
+  return text + textTotal(graded);
 }

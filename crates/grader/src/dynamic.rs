@@ -13,22 +13,28 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use serde_json::{json, Value};
+use std::cell::RefCell;
 
 use crate::cas::CasExercise;
 use crate::election::ElectionExercise;
 use crate::fencing::FencingExercise;
 use crate::grade::{
-    case_from_token, grade, grade_part, replay_token, Case, Execution, Exercise, GradeOptions,
-    ScenarioPart, RANDOM_TEST,
+    case_from_token, grade, grade_part_with, replay_token, Case, Execution, Exercise,
+    GradeOptions, ScenarioPart, RANDOM_TEST,
 };
 use crate::lease::LeaseExercise;
 use crate::lock::LockExercise;
 use crate::registry::{ExerciseInfo, LabRun};
-use crate::report::{SuiteReport, Violation};
+use crate::report::{SuiteReport, TestReport, Violation};
 
 /// Runs a case given as JSON; returns the host's answer (see the module
 /// docs), or a message when the host itself failed.
 pub type RunJson<'a> = dyn FnMut(&str) -> Result<HostAnswer, String> + 'a;
+
+/// Receives each test as soon as it is finished (see
+/// [`crate::grade::grade_part_with`]); an error (the host could not take it)
+/// stops the grading like a host failure.
+pub type OnTest<'a> = dyn FnMut(&TestReport) -> Result<(), String> + 'a;
 
 /// What a host hands back for one case.
 pub enum HostAnswer {
@@ -131,12 +137,14 @@ pub fn simulated_execution(json: &str) -> Result<Execution, String> {
 /// A [`Hosted`] exercise behind JSON, so that one list can hold them all.
 pub trait HostedExercise: Sync {
     fn info(&self) -> &'static ExerciseInfo;
-    /// Grades a submission (or one part of it, see [`ScenarioPart`]); `run` executes one case.
+    /// Grades a submission (or one part of it, see [`ScenarioPart`]); `run`
+    /// executes one case; `on_test` receives each test as it is finished.
     fn grade_json(
         &self,
         options: &GradeOptions,
         part: ScenarioPart,
         run: &mut RunJson<'_>,
+        on_test: &mut OnTest<'_>,
     ) -> Result<SuiteReport, String>;
     /// The case a replay token stands for, as JSON.
     fn case_json_from_token(&self, token: &str) -> Result<String, String>;
@@ -189,18 +197,20 @@ where
         options: &GradeOptions,
         part: ScenarioPart,
         run: &mut RunJson<'_>,
+        on_test: &mut OnTest<'_>,
     ) -> Result<SuiteReport, String> {
         // The first host failure stops grading: a broken host must not look like a failing submission.
-        let mut host_error: Option<String> = None;
+        // Shared by the two callbacks: a run can fail, and so can handing a test over.
+        let host_error: RefCell<Option<String>> = RefCell::new(None);
         let mut run_case = |case: &Case<E::Workload>| -> Execution {
-            if host_error.is_none() {
+            if host_error.borrow().is_none() {
                 let outcome = serde_json::to_string(case)
                     .map_err(|error| error.to_string())
                     .and_then(|json| run(&json))
                     .and_then(|answer| self.execution_from_answer(case, answer));
                 match outcome {
                     Ok(execution) => return execution,
-                    Err(message) => host_error = Some(message),
+                    Err(message) => *host_error.borrow_mut() = Some(message),
                 }
             }
             Execution {
@@ -208,8 +218,16 @@ where
                 trace: Vec::new(),
             }
         };
-        let report = grade_part(self, &mut run_case, options, part);
-        match host_error {
+        // A test graded after a host failure is the failure's echo, not a verdict: it is not handed over.
+        let mut finished = |test: &TestReport| {
+            if host_error.borrow().is_none() {
+                if let Err(message) = on_test(test) {
+                    *host_error.borrow_mut() = Some(message);
+                }
+            }
+        };
+        let report = grade_part_with(self, &mut run_case, options, part, &mut finished);
+        match host_error.into_inner() {
             Some(message) => Err(message),
             None => Ok(report),
         }
@@ -298,14 +316,16 @@ where
 }
 
 /// Grades a submission of exercise `name` (or one part of it, see
-/// [`ScenarioPart`]); `run` executes one case.
+/// [`ScenarioPart`]); `run` executes one case; `on_test` receives each test
+/// as it is finished.
 pub fn grade_json(
     name: &str,
     options: &GradeOptions,
     part: ScenarioPart,
     run: &mut RunJson<'_>,
+    on_test: &mut OnTest<'_>,
 ) -> Result<SuiteReport, String> {
-    exercise_named(name)?.grade_json(options, part, run)
+    exercise_named(name)?.grade_json(options, part, run, on_test)
 }
 
 /// The case a replay token stands for, as JSON.

@@ -213,12 +213,30 @@ pub fn grade_part<E: Exercise>(
     options: &GradeOptions,
     part: ScenarioPart,
 ) -> SuiteReport {
+    grade_part_with(exercise, run, options, part, &mut |_| {})
+}
+
+/// `grade_part`, handing each test to `on_test` as soon as it is finished
+/// (its runs done and its failure shrunk), in the report's order: a host can
+/// show the first failure while the later tests still run. Each `TestReport`
+/// it receives is the very entry the returned report holds.
+pub fn grade_part_with<E: Exercise>(
+    exercise: &E,
+    run: &mut dyn FnMut(&Case<E::Workload>) -> Execution,
+    options: &GradeOptions,
+    part: ScenarioPart,
+    on_test: &mut dyn FnMut(&TestReport),
+) -> SuiteReport {
     let mut tests = Vec::new();
+    let mut finished = |test: TestReport| {
+        on_test(&test);
+        tests.push(test);
+    };
     for (position, scenario) in exercise.scenarios().into_iter().enumerate() {
         if !part.runs(position) {
             continue;
         }
-        tests.push(grade_cases(
+        finished(grade_cases(
             exercise,
             run,
             options,
@@ -229,7 +247,7 @@ pub fn grade_part<E: Exercise>(
     }
     let seeds = options.first_seed..options.first_seed + u64::from(options.seeds);
     let random_cases = seeds.map(|seed| exercise.random_case(seed));
-    tests.push(grade_cases(
+    finished(grade_cases(
         exercise,
         run,
         options,

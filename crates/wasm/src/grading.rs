@@ -19,10 +19,13 @@ struct JsGradeOptions {
 
 /// Grades a submission: `runCase(caseJson)` runs one case and answers with
 /// its execution (or cas recording) as JSON, or with the ticket of a
-/// `Simulation.handOff()`.
+/// `Simulation.handOff()`. The optional `onTest(testJson)` is called with
+/// each test as soon as it is finished (its failure shrunk), in the report's
+/// order, as the JSON of the very entry the report will hold; if it throws,
+/// grading stops and this throws its message.
 /// Returns the suite report as JSON.
 #[wasm_bindgen(js_name = gradeSubmission)]
-pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Function) -> Result<String, JsError> {
+pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Function, on_test: Option<js_sys::Function>) -> Result<String, JsError> {
     let js_options: JsGradeOptions = if options.is_undefined() || options.is_null() {
         JsGradeOptions::default()
     } else {
@@ -51,7 +54,12 @@ pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Fun
         Some((index, count)) => return Err(JsError::new(&format!("gradeSubmission's options: scenarioPart [{index}, {count}] must be [index, count] with index < count"))),
         None => grader::ScenarioPart::ALL,
     };
-    let report = grader::dynamic::grade_json(exercise, &options, part, &mut run).map_err(|message| JsError::new(&message))?;
+    let mut finished = |test: &grader::TestReport| -> Result<(), String> {
+        let Some(on_test) = &on_test else { return Ok(()) };
+        let json = serde_json::to_string(test).expect("reports serialize");
+        on_test.call1(&JsValue::NULL, &JsValue::from_str(&json)).map(|_| ()).map_err(|error| format!("onTest failed: {}", describe_js_error(&error)))
+    };
+    let report = grader::dynamic::grade_json(exercise, &options, part, &mut run, &mut finished).map_err(|message| JsError::new(&message))?;
     Ok(serde_json::to_string(&report).expect("reports serialize"))
 }
 

@@ -19,13 +19,16 @@
 // of the random seeds, and the parts' reports are merged into the report one
 // worker would give, byte for byte (runner/merge.js). The deadline covers
 // the whole request; when it fires, every worker of the pool is terminated.
+// Each test reaches the caller as soon as it is known, before the merge:
+// a named scenario when the worker that owns it finishes it, the random
+// schedules when their merged verdict can no longer change (`placeTests`).
 //
 // Lab mode has a worker of its own: a lab run lasts seconds of real time
 // against a real etcd, and sharing a worker would let a grading's long
 // synchronous stretch freeze the lab's real-time processes, and a grading's
 // deadline kill a lab run that did nothing wrong.
 import { DEADLINE_MS_MAX, deadlineMessage, gradingDeadlineMs } from "../../../runner/limits.js";
-import { mergeGrading, splitGrading } from "../../../runner/merge.js";
+import { mergeGrading, placeTests, splitGrading } from "../../../runner/merge.js";
 
 /** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
 export class DeadlineError extends Error {
@@ -102,7 +105,12 @@ function createLane(size = 1) {
       case "started":
         if (job.started) return;
         job.started = message;
-        job.onStarted?.();
+        // Every part announces the same suite; the first to start places the tests of all of them.
+        if (message.tests) job.placeTest = placeTests(job.parts.length, message.tests.length);
+        job.onStarted?.({ tests: message.tests ?? [] });
+        return;
+      case "test":
+        for (const { position, test } of job.placeTest?.(slot, message.index, message.test) ?? []) job.onTest?.(test, position);
         return;
       case "progress":
         job.runs[slot] = message.runs;
@@ -146,9 +154,9 @@ function createLane(size = 1) {
    * answer, `onDeadline(job)` settles the promise; `job.started` is a
    * worker's "started" message, or null if none came.
    */
-  function send(message, { parts = [message], merge = (answers) => answers[0], deadlineMs, onStarted, onProgress, onDeadline }) {
+  function send(message, { parts = [message], merge = (answers) => answers[0], deadlineMs, onStarted, onProgress, onTest, onDeadline }) {
     return new Promise((resolve, reject) => {
-      const job = { id: nextId++, parts, merge, deadlineMs, onStarted, onProgress, resolve, reject, timer: null, started: null };
+      const job = { id: nextId++, parts, merge, deadlineMs, onStarted, onProgress, onTest, resolve, reject, timer: null, started: null, placeTest: null };
       job.onDeadline = () => onDeadline(job);
       queued.push(job);
       pump();
@@ -199,10 +207,13 @@ function notStarted(job) {
  * outlasts its deadline (`gradingDeadlineMs` of the seeds, or the caller's
  * `deadlineMs`), it resolves to a report with the "took too long" problem,
  * shaped like any report of a submission that could not be run.
- * `onStarted()` when the grader has loaded and the code is about to run;
- * `onProgress(runs)` as runs finish.
+ * `onStarted({ tests })` when the grader has loaded and the code is about to
+ * run (`tests`: the suite's test names, in order); `onProgress(runs)` as runs
+ * finish; `onTest(test, position)` with each test as soon as it is known, the
+ * very entry the report will hold at `position` (a worker pool finishes its
+ * parts independently, so positions may arrive out of order).
  */
-export async function gradeInWorker({ exercise, source, options, deadlineMs, onStarted, onProgress }) {
+export async function gradeInWorker({ exercise, source, options, deadlineMs, onStarted, onProgress, onTest }) {
   // The caller names the budget (the page passes the registry's default,
   // `lesson.grading.seeds`), so the deadline is computed from what runs.
   const gradeOptions = { ...options };
@@ -219,6 +230,7 @@ export async function gradeInWorker({ exercise, source, options, deadlineMs, onS
       deadlineMs: deadlineFor(gradingDeadlineMs(seeds), deadlineMs),
       onStarted,
       onProgress,
+      onTest,
       onDeadline: (job) => {
         if (!job.started) return notStarted(job);
         // The same keys, in the same order, as the grader's report for a submission that could not be run (grade.js).

@@ -1,6 +1,7 @@
 // An exercise's code runner on the page: the editor with the learner's
 // draft, "Run tests" (graded in a Web Worker, with progress; the page stays
-// responsive), the list of tests, and for a failing test its minimal
+// responsive), the list of tests, each verdict shown as it arrives
+// (results-view.js), and for a failing test its minimal
 // counterexample as a timeline to step through, with the console output
 // beside the step that printed it and a link that reopens this very run.
 //
@@ -13,24 +14,38 @@ import { parseReplayFragment, replayFragment } from "./link.js";
 import { diagnosticsFromReport } from "./diagnostics.js";
 import { timelineModel } from "./timeline-model.js";
 import { renderTimeline, renderTimelineLegend } from "./timeline-view.js";
+import { createResultsView } from "./results-view.js";
 
 const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
-  return { status: "idle", started: false, runs: 0, report: null, error: null, linkProblem: null, open: null, step: 0 };
+  return { status: "idle", started: false, runs: 0, report: null, error: null, linkProblem: null, source: null, tests: null, streamed: [], firstFailure: null, open: null, step: 0 };
 }
 
-/** `open`: { title, violation, trace, words, processes, token, source } of the failing run on show. */
+/**
+ * `open`: { title, violation, trace, words, processes, token, source } of the failing run on show.
+ * While a run is under way: `source` its code, `tests` the suite's test names (once the grader
+ * has started), `streamed` the tests known so far by position, `firstFailure` the first failing
+ * one's name.
+ */
 export function update(state, action) {
   switch (action.type) {
     case "run-started":
-      return { ...state, status: "running", started: false, runs: 0, error: null, linkProblem: null };
+      // The run on show was an earlier code's: it closes, and this run's failures can be opened as they arrive.
+      return { ...state, status: "running", started: false, runs: 0, error: null, linkProblem: null, source: action.source, tests: null, streamed: [], firstFailure: null, open: null, step: 0 };
     case "grader-started":
-      return { ...state, started: true };
+      return { ...state, started: true, tests: action.tests };
     case "progress":
       return { ...state, runs: action.runs };
+    case "test": {
+      if (state.status !== "running") return state;
+      const streamed = [...state.streamed];
+      streamed[action.position] = action.test;
+      return { ...state, streamed, firstFailure: state.firstFailure ?? (action.test.status === "passed" ? null : action.test.name) };
+    }
     case "graded":
-      return { ...state, status: "done", report: action.report, open: null, step: 0 };
+      // A failing run opened while the rest ran stays open: the report holds the very same test.
+      return { ...state, status: "done", report: action.report };
     case "failed":
       return { ...state, status: "error", error: action.message };
     case "link-refused":
@@ -72,6 +87,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
   }, "Reset to starter");
   const editorHost = h("div", { class: "runner-editor" });
   const results = h("section", { class: "runner-results", "aria-label": `Test results for ${exercise.file}` });
+  const renderResults = createResultsView(results, { file: exercise.file, onOpen: (test) => openTest(test) });
   const story = h("section", { class: "runner-story", "aria-label": "The failing run, step by step", hidden: true });
   root.replaceChildren(
     h("div", { class: "runner-toolbar" }, runButton, resetButton, status),
@@ -104,6 +120,8 @@ export function mountRunner(root, { exercise, grading, progress }) {
     if (action.type === "reset") backToStarter();
   });
 
+  /** The run and step the story last drew. */
+  let storyShown = { open: undefined, step: undefined };
   const dispatch = (action) => {
     state = update(state, action);
     render();
@@ -113,16 +131,16 @@ export function mountRunner(root, { exercise, grading, progress }) {
     if (state.status === "running") return;
     progress.flush?.();
     const code = editor.text;
-    dispatch({ type: "run-started" });
+    dispatch({ type: "run-started", source: code });
     try {
       const report = await gradeInWorker({
         exercise: exercise.name,
         source: code,
         options: { seeds: grading.seeds },
-        onStarted: () => dispatch({ type: "grader-started" }),
+        onStarted: ({ tests }) => dispatch({ type: "grader-started", tests }),
         onProgress: (runs) => dispatch({ type: "progress", runs }),
+        onTest: (test, position) => dispatch({ type: "test", test, position }),
       });
-      report.source = code;
       dispatch({ type: "graded", report });
       // The same problems at their lines in the editor (a syntax error, a missing export, an exception).
       editor.showMarks(code, diagnosticsFromReport(report, { file: exercise.file, source: code }));
@@ -152,7 +170,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
         words: counterexample.words,
         processes: counterexample.processes,
         token: counterexample.replayToken,
-        source: state.report.source,
+        source: state.source,
       },
     });
     // The story is drawn below the whole list: bring it into view and put the focus on its heading
@@ -160,45 +178,6 @@ export function mountRunner(root, { exercise, grading, progress }) {
     const heading = story.querySelector(".story-heading");
     story.scrollIntoView({ block: "start" });
     heading?.focus({ preventScroll: true });
-  }
-
-  function renderResults() {
-    if (state.status === "idle") {
-      results.replaceChildren(
-        state.linkProblem ? h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `This link cannot be replayed: ${state.linkProblem}`) : null,
-        h("p", { class: "runner-hint" }, `Press Run tests to grade ${exercise.file} against the hidden tests.`),
-      );
-      return;
-    }
-    if (state.status === "error") {
-      // The next run starts a fresh grader (client.js), so trying again needs no reload.
-      results.replaceChildren(h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `The grader could not run: ${state.error}. Your code is saved; press Run tests to try again, or reload the page if it keeps failing.`));
-      return;
-    }
-    if (state.status === "running" || !state.report) return;
-    const report = state.report;
-    if (report.problems.length > 0) {
-      results.replaceChildren(h("div", { class: "runner-problems", role: "alert", tabindex: "-1" }, h("p", {}, `${exercise.file} could not be run:`), h("ul", {}, report.problems.map((problem) => h("li", {}, h("code", {}, problem))))));
-      return;
-    }
-    const passed = report.tests.filter((test) => test.status === "passed").length;
-    results.replaceChildren(
-      h("p", { class: "runner-summary", tabindex: "-1" }, `${passed} of ${report.tests.length} tests passed · ${report.score}/${report.maxScore} points`),
-      h(
-        "ol",
-        { class: "runner-tests" },
-        report.tests.map((test) =>
-          h(
-            "li",
-            { class: `runner-test is-${test.status}` },
-            h("span", { class: "runner-test-mark", "aria-hidden": "true" }, test.status === "passed" ? "✓" : "✗"),
-            h("span", { class: "runner-test-name" }, `${test.name}${test.runs > 1 ? ` (${test.runs} schedules)` : ""}`, h("span", { class: "visually-hidden" }, test.status === "passed" ? ": passed" : ": failed")),
-            test.status === "passed" ? null : h("p", { class: "runner-test-message" }, test.message),
-            test.counterexample ? h("button", { type: "button", class: "small", onclick: () => openTest(test) }, "Show the failing run") : null,
-          ),
-        ),
-      ),
-    );
   }
 
   function renderStory() {
@@ -276,8 +255,11 @@ export function mountRunner(root, { exercise, grading, progress }) {
     status.textContent =
       // The first grading on a page waits for the grader to load; "running" means the code itself runs.
       state.status === "running" ? (state.started ? `Running the tests… ${state.runs} runs so far` : "Starting the grader…") : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : "";
-    renderResults();
-    renderStory();
+    renderResults(state);
+    // Redrawn only when it changes: progress arrives every few runs, and a run opened while the
+    // rest still run must keep its focus and scroll position meanwhile.
+    if (state.open !== storyShown.open || state.step !== storyShown.step) renderStory();
+    storyShown = { open: state.open, step: state.step };
   }
 
   /** Lab mode: the same code against a real etcd, in real time (not graded). */
@@ -337,7 +319,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
     status.textContent = "Replaying the linked run…";
     replayInWorker({ exercise: exercise.name, source: fromLink.source, token: fromLink.token })
       .then((replay) => {
-        state = { ...state, status: "done", report: { problems: [], tests: [], score: 0, maxScore: 0, source: fromLink.source } };
+        state = { ...state, status: "done", report: { problems: [], tests: [], score: 0, maxScore: 0 } };
         if (!replay.violation) {
           status.textContent = "The linked run passes with this code.";
           return;
@@ -349,7 +331,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
       })
       .catch((error) => {
         // A linked run that outlasts its deadline is the code's verdict, not the grader's failure: shown like any submission that could not be run.
-        if (error instanceof DeadlineError) dispatch({ type: "graded", report: { problems: [error.message], tests: [], score: 0, maxScore: 0, source: fromLink.source } });
+        if (error instanceof DeadlineError) dispatch({ type: "graded", report: { problems: [error.message], tests: [], score: 0, maxScore: 0 } });
         else {
           status.textContent = "";
           dispatch({ type: "link-refused", message: `its run could not be rebuilt (${error.message}). The link may come from another version of this lesson; run the tests to see the current failures.` });

@@ -6,8 +6,11 @@
 // Messages in:  { id, type: "grade", exercise, source, options }
 //               { id, type: "replay", exercise, source, token }
 //               { id, type: "lab", exercise, source, endpoint }       (lab mode: a real etcd)
-// Messages out: { id, type: "started", fileName, maxScore, graderVersion }  (engines loaded; learner code runs next)
+// Messages out: { id, type: "started", fileName, maxScore, graderVersion, tests }  (engines loaded; learner code runs next;
+//                                                              tests: the suite's test names, in order)
 //               { id, type: "progress", runs }                (while grading)
+//               { id, type: "test", index, test }              (while grading: the index-th test of this
+//                                                              worker's report, as soon as it is finished)
 //               { id, type: "result", report }                 (grade)
 //               { id, type: "result", replay: { caseJson, execution, violation, words } }
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
@@ -38,7 +41,10 @@ self.addEventListener("message", async (event) => {
         // Progress every few runs: posting is cheap, but not free.
         if (runs % 8 === 0) self.postMessage({ id: request.id, type: "progress", runs });
       };
-      const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun });
+      let finished = 0;
+      // Each test as soon as it is finished, so the page can show a failure while the rest still run.
+      const onTest = (test) => self.postMessage({ id: request.id, type: "test", index: finished++, test });
+      const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun, onTest });
       self.postMessage({ id: request.id, type: "result", report });
     } else if (request.type === "replay") {
       const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
@@ -58,12 +64,14 @@ self.addEventListener("message", async (event) => {
 /**
  * Tells the client, before any learner code runs, what it needs to word a
  * "took too long" verdict itself if this worker has to be terminated: the
- * file's name and the exercise's points. An unknown exercise says nothing
- * here; grading it fails at once with its own message.
+ * file's name and the exercise's points; and the suite's test names, which
+ * the page lists (each pending until its verdict arrives) and which place
+ * the tests of a split grading. An unknown exercise says nothing here;
+ * grading it fails at once with its own message.
  */
 function announceStart(request) {
   const registry = registryOf(engines.leaselab);
   const spec = registry.exercises.find((exercise) => exercise.name === request.exercise);
   if (!spec) return;
-  self.postMessage({ id: request.id, type: "started", fileName: spec.file, maxScore: spec.maxScore, graderVersion: registry.graderVersion });
+  self.postMessage({ id: request.id, type: "started", fileName: spec.file, maxScore: spec.maxScore, graderVersion: registry.graderVersion, tests: spec.tests.map((test) => test.title) });
 }

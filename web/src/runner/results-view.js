@@ -1,0 +1,113 @@
+// What "Run tests" produced, on the page: while the tests run, one row per
+// test of the suite, each pending until its verdict arrives (a failing test
+// shows its message and "Show the failing run" as soon as it is known); when
+// all are in, the summary above them. Instead of the list: the hint before a
+// first run, a submission's problems, or the grader's own failure.
+//
+// The list is updated in place, never rebuilt while it stays the same run's:
+// a row keeps its element for as long as it shows the same test, so a
+// learner who moved the focus to a failure's button while the rest ran
+// keeps it as the other verdicts and the summary arrive.
+import { h } from "../dom.js";
+
+/**
+ * The results area in `container` for the exercise's `file`; `onOpen(test)`
+ * opens a failing test's run. Returns `render(state)`, `state` being the
+ * runner's (mount.js): `status`, `report`, `linkProblem`, `error`, and for
+ * the run under way `tests` (the suite's test names, once the grader has
+ * started), `streamed` (the tests known so far, by position) and
+ * `firstFailure` (the name of the first failing test to arrive).
+ */
+export function createResultsView(container, { file, onOpen }) {
+  // Says the first failure once, as it arrives, not every verdict: the
+  // status line already counts the runs, and the summary gets the focus at the end.
+  const announcer = h("p", { class: "visually-hidden", "aria-live": "polite" });
+  const body = h("div", { class: "runner-results-body" });
+  container.replaceChildren(announcer, body);
+  /** The list on show: `{ element, summary, rows: [{ test, element }] }`, or null. */
+  let list = null;
+
+  function show(...children) {
+    list = null;
+    body.replaceChildren(...children.filter(Boolean));
+  }
+
+  /** Shows `names` in order, each with its test if known (else pending), and `summary` above them once given. */
+  function showList(names, tests, summary) {
+    if (!list) {
+      list = { element: h("ol", { class: "runner-tests" }), summary: null, rows: [] };
+      body.replaceChildren(list.element);
+    }
+    names.forEach((name, position) => {
+      const test = tests[position] ?? null;
+      const shown = list.rows[position];
+      if (shown && sameTest(shown.test, test)) {
+        // The report's copy from now on, so the next render compares by identity.
+        shown.test = test;
+        return;
+      }
+      const element = test ? testRow(test) : pendingRow(name);
+      if (shown) shown.element.replaceWith(element);
+      else list.element.append(element);
+      list.rows[position] = { test, element };
+    });
+    if (summary && !list.summary) {
+      list.summary = summary;
+      list.element.before(summary);
+    }
+  }
+
+  function testRow(test) {
+    const passed = test.status === "passed";
+    return h(
+      "li",
+      { class: `runner-test is-${test.status}` },
+      h("span", { class: "runner-test-mark", "aria-hidden": "true" }, passed ? "✓" : "✗"),
+      h("span", { class: "runner-test-name" }, `${test.name}${test.runs > 1 ? ` (${test.runs} schedules)` : ""}`, h("span", { class: "visually-hidden" }, passed ? ": passed" : ": failed")),
+      passed ? null : h("p", { class: "runner-test-message" }, test.message),
+      test.counterexample ? h("button", { type: "button", class: "small", onclick: () => onOpen(test) }, "Show the failing run") : null,
+    );
+  }
+
+  function pendingRow(name) {
+    return h(
+      "li",
+      { class: "runner-test is-pending" },
+      h("span", { class: "runner-test-mark", "aria-hidden": "true" }, "…"),
+      h("span", { class: "runner-test-name" }, name, h("span", { class: "visually-hidden" }, ": still running")),
+    );
+  }
+
+  return function render(state) {
+    announcer.textContent = state.firstFailure ? `First failure: ${state.firstFailure}` : "";
+    if (state.status === "idle") {
+      show(
+        state.linkProblem ? h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `This link cannot be replayed: ${state.linkProblem}`) : null,
+        h("p", { class: "runner-hint" }, `Press Run tests to grade ${file} against the hidden tests.`),
+      );
+    } else if (state.status === "error") {
+      // The next run starts a fresh grader (client.js), so trying again needs no reload.
+      show(h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `The grader could not run: ${state.error}. Your code is saved; press Run tests to try again, or reload the page if it keeps failing.`));
+    } else if (state.status === "running") {
+      // Until the grader has started, the suite's tests are not known: nothing from an earlier run stays on show.
+      if (state.tests) showList(state.tests, state.streamed, null);
+      else show();
+    } else if (state.report?.problems.length > 0) {
+      show(h("div", { class: "runner-problems", role: "alert", tabindex: "-1" }, h("p", {}, `${file} could not be run:`), h("ul", {}, state.report.problems.map((problem) => h("li", {}, h("code", {}, problem))))));
+    } else if (state.report) {
+      const { tests, score, maxScore } = state.report;
+      const passed = tests.filter((test) => test.status === "passed").length;
+      showList(
+        tests.map((test) => test.name),
+        tests,
+        h("p", { class: "runner-summary", tabindex: "-1" }, `${passed} of ${tests.length} tests passed · ${score}/${maxScore} points`),
+      );
+    }
+  };
+}
+
+/** Whether two tests (or two pending rows, null) show the same: the report's entry equals the streamed one, byte for byte. */
+function sameTest(a, b) {
+  if (a === b) return true;
+  return a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b);
+}
