@@ -112,12 +112,12 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
    * A sandbox with the harness (its instance and each process's ctx, for a
    * simulated exercise) and `modulesWanted` instances of the learner's
    * module, sealed: each run starts from them as they were, without making
-   * them again (the runs' main fixed cost). The module's
-   * top-level code runs under a fresh budget per instance, before any run,
-   * as in the preflight that already evaluated it once; a run's budget is
-   * for the run's own code. Should an instance fail to evaluate (memory), the
-   * sandbox is made again with only the instances before it, and runs
-   * evaluate the rest themselves, failing as the module does.
+   * them again (the runs' main fixed cost). The module's top-level code runs
+   * under a fresh budget per instance, before any run, as in the preflight
+   * that already evaluated it once; a run's budget is for the run's own
+   * code. Should an instance fail to evaluate (memory), the sandbox is made
+   * again with only the instances before it, and runs evaluate the rest
+   * themselves, failing as the module does.
    */
   const makeSandbox = () => {
     for (;;) {
