@@ -9,6 +9,7 @@ import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
+import { QUICKJS_MEMORY_MAXIMUM_BYTES } from "../runner/engine.js";
 import { gradeSource, replaySource } from "../runner/grade.js";
 
 const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
@@ -73,4 +74,23 @@ test("a replay starts from the same instances as the grading: the same failure, 
   assert.deepEqual(replay.violation, violation);
   // The counterexample's trace may stop where the story does; the replay's runs on from there.
   assert.deepEqual(replay.execution.trace.slice(0, trace.length), trace);
+});
+
+test("a module too big for one instance per process: the sandbox seals the instances that fit, the runs evaluate the rest and fail as the module does, the same every time", async () => {
+  // Each instance holds an array of about a fifth of the engine's memory
+  // (8 bytes an element): the preflight's one instance fits, an election
+  // case's four do not.
+  const elements = Math.floor(QUICKJS_MEMORY_MAXIMUM_BYTES / 8 / 4.4);
+  const source = `const table = new Array(${elements}).fill(1.5);\n${solution("election")}`;
+  const grade = () => gradeSource(engines, { exercise: "election", source, options: { seeds: 5 } });
+  const report = await grade();
+  assert.deepEqual(report.problems, []);
+  const failed = report.tests.filter((t) => t.status === "failed");
+  assert.ok(failed.length > 0 && failed.length < report.tests.length, "cases with fewer processes pass, the others fail");
+  const memoryVerdict = `election.js: its top-level code used more than ${QUICKJS_MEMORY_MAXIMUM_BYTES / 1024 / 1024} MiB of memory`;
+  for (const test of failed) assert.equal(test.message, memoryVerdict);
+  assert.equal(JSON.stringify(await grade()), JSON.stringify(report));
+  const { replayToken, violation } = failed[0].counterexample;
+  const replay = await replaySource(engines, { exercise: "election", source, token: replayToken });
+  assert.deepEqual(replay.violation, violation);
 });
