@@ -261,7 +261,7 @@ function harnessMain(exercise, fileName, storeKey, tools) {
   const ctxOf = (process) => (ctxs[process] ??= makeCtx(process));
 
   function note(process, value) {
-    noteJson(process, stringify(value));
+    if (running.has(process)) noteJson(process, stringify(value));
   }
 
   /** `note`, for the notes written on every call or step, whose JSON is written out (see `CALLS`). */
