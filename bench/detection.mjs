@@ -8,23 +8,24 @@
 //
 //   node bench/detection.mjs [--seeds K] [filter]
 //
-// K random schedules per file (default 200: seeds 1..K, each graded alone,
-// without shrinking); `filter` keeps the files whose name contains it.
+// K random schedules per file (default: the registry's default budget),
+// seeds 1..K, each graded alone without shrinking; `filter` keeps the files
+// whose name contains it.
 // Prints figures; never passes or fails.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
 import { registryOf } from "../runner/registry.js";
 import { createCaseRunner } from "../runner/run-case.js";
 
-const args = process.argv.slice(2);
-const seedsAt = args.indexOf("--seeds");
-const SEEDS = seedsAt >= 0 ? Number(args.splice(seedsAt, 2)[1]) : 200;
-if (!Number.isInteger(SEEDS) || SEEDS < 1) throw new Error("--seeds takes a whole number of random schedules, at least 1");
-const filter = args[0] ?? "";
-
 const engines = await loadNodeEngines();
 const registry = registryOf(engines.leaselab);
 const DEFAULT_SEEDS = registry.defaults.seeds;
+
+const args = process.argv.slice(2);
+const seedsAt = args.indexOf("--seeds");
+const SEEDS = seedsAt >= 0 ? Number(args.splice(seedsAt, 2)[1]) : DEFAULT_SEEDS;
+if (!Number.isInteger(SEEDS) || SEEDS < 1) throw new Error("--seeds takes a whole number of random schedules, at least 1");
+const filter = args[0] ?? "";
 const FIXTURES = new URL("../tests/fixtures/", import.meta.url);
 
 const files = [];

@@ -534,7 +534,7 @@ function harnessMain(exercise, fileName, storeKey, tools) {
     prepare(processes) {
       for (let process = 0; process < processes; process += 1) {
         ctxOf(process);
-        if (exercise === "lease") leaderCtxOf(process);
+        if (SCRIPT_RUNNERS[exercise] === runReplica) leaderCtxOf(process);
       }
     },
     /** Starts a run: its workload (JSON), before any process starts. */
