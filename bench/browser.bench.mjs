@@ -15,6 +15,8 @@ import { startBrowser, openPage } from "../tests/support/browser.mjs";
 import { lessonFile } from "../web/build/lesson-folder.mjs";
 
 const WARM_ROUNDS = 3;
+/** How long the learner types between putting the focus in the editor and running the tests (a guess, labelled as one). */
+const TYPING_MS = 3_000;
 const NODE_FIGURES = fileURLToPath(new URL("../target/bench/node.json", import.meta.url));
 
 const session = await startBrowser();
@@ -48,6 +50,26 @@ try {
     const best = warm.reduce((a, b) => (a.ms < b.ms ? a : b));
     chromium[exercise] = { runs: best.runs, warmMs: best.ms, coldMs: cold.ms };
     console.log(`  ${exercise.padEnd(8)} ${String(best.runs).padStart(4)} runs: warm ${best.ms.toFixed(0).padStart(5)} ms, cold ${cold.ms.toFixed(0).padStart(5)} ms${best.passed && cold.passed ? "" : "  REFERENCE FAILED"}`);
+  }
+
+  // The page loads the engines when the learner puts the focus in an editor (client.js's prepareGrading):
+  // a fresh page, the focus in the exercise's editor, then a pause for typing, then the first grading.
+  console.log(`first "Run tests" after the learner put the focus in the editor and typed for ${TYPING_MS / 1000} s (a fresh page; the engines load meanwhile), beside the cold figure above`);
+  for (const exercise of exercises) {
+    const source = readFileSync(lessonFile(exercise, "solution.js"), "utf8");
+    const { page, context } = await openPage(session.browser, session.url);
+    await page.waitForSelector("html[data-lesson-ready]");
+    await page.locator(`#exercise-${exercise}`).scrollIntoViewIfNeeded();
+    await page.locator(`#exercise-${exercise} .cm-content`).click();
+    await new Promise((resolve) => setTimeout(resolve, TYPING_MS));
+    const ms = await page.evaluate(async ({ exercise, source }) => {
+      const started = performance.now();
+      await window.leaselab.grade({ exercise, source });
+      return performance.now() - started;
+    }, { exercise, source });
+    await context.close();
+    chromium[exercise].afterFocusMs = ms;
+    console.log(`  ${exercise.padEnd(8)} ${ms.toFixed(0).padStart(5)} ms (cold ${chromium[exercise].coldMs.toFixed(0)} ms, warm ${chromium[exercise].warmMs.toFixed(0)} ms)`);
   }
 
   console.log(`first failure on screen, the lesson's starters (which fail), "Run tests" clicked in the page at its default budget (${seeds} seeds), warm (best of ${WARM_ROUNDS} after a first run): first failing row in the page / summary (all tests in)`);

@@ -73,6 +73,30 @@ for (const name of registry.names) {
   });
 }
 
+test("the grader's engines load when the learner starts editing, not when the page opens; the first run then grades as usual", async () => {
+  const { page, context, problems } = await openLesson(session);
+  const engineDownloads = [];
+  context.on("request", (request) => {
+    if (new URL(request.url()).pathname.endsWith("/quickjs.wasm")) engineDownloads.push(request.url());
+  });
+  const exercise = page.locator("#exercise-cas");
+  await exercise.scrollIntoViewIfNeeded();
+  await exercise.locator(".cm-editor").waitFor();
+  assert.deepEqual(engineDownloads, [], "reading the lesson, with an editor on screen, loads no grading engine");
+
+  // The focus in the editor: the workers fetch and compile the engines now, before any "Run tests".
+  const loading = context.waitForEvent("requestfinished", { predicate: (request) => new URL(request.url()).pathname.endsWith("/quickjs.wasm"), timeout: 60_000 });
+  await exercise.locator(".cm-content").click();
+  await loading;
+  assert.equal(await exercise.locator(".runner-summary, .runner-problems").count(), 0, "nothing was graded");
+
+  await runTests(exercise);
+  assert.match(await exercise.locator(".runner-summary").innerText(), /^(\d+) of (\d+) tests passed/);
+  assert.ok((await exercise.locator(".runner-test.is-failed").count()) > 0, "the starter fails some test, as without the early loading");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("copy link reopens exactly the same failing run", async () => {
   const { page, context } = await openLesson(session);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);

@@ -33,7 +33,7 @@ after(async () => {
 });
 
 /**
- * Runs in the page before its scripts: every Worker's "result" messages are
+ * Runs in the page before its scripts: every Worker's grading "result" messages are
  * held in `window.heldResults.results` (and the workers counted) until
  * `window.heldResults.release()` delivers them, in the order they came.
  */
@@ -51,7 +51,9 @@ function holdResults() {
     }
     addEventListener(type, listener, options) {
       if (type !== "message") return super.addEventListener(type, listener, options);
-      return super.addEventListener(type, (event) => (held.holding && event.data?.type === "result" ? held.results.push(() => listener.call(this, event)) : listener.call(this, event)), options);
+      // A grading's result only: the answer to the engines' early loading (a "result" with no report) passes.
+      const isGrading = (data) => data?.type === "result" && data.report !== undefined;
+      return super.addEventListener(type, (event) => (held.holding && isGrading(event.data) ? held.results.push(() => listener.call(this, event)) : listener.call(this, event)), options);
     }
   };
   window.heldResults = held;

@@ -47,7 +47,7 @@ class FakeWorker {
 }
 
 globalThis.Worker = FakeWorker;
-const { DeadlineError, gradeInWorker, labInWorker, replayInWorker } = await import("../web/src/runner/client.js");
+const { DeadlineError, gradeInWorker, labInWorker, prepareGrading, replayInWorker } = await import("../web/src/runner/client.js");
 // The page passes the registry's default budget; so do these tests.
 const { defaults } = await loadNodeRegistry();
 const PAGE_SEEDS = defaults.seeds;
@@ -199,4 +199,59 @@ test("a grading request must name its budget: without whole-number seeds it is r
     await assert.rejects(gradeInWorker({ exercise: "lock", source: "x", options }), /needs options\.seeds/);
   }
   assert.equal(workers.length, before);
+});
+
+/** Ends the grading lane's worker (it dies while idle is not seen; a grading that dies is), so the lane has none. */
+async function emptyLane() {
+  const doomed = grade({ exercise: "lock", source: "doomed" });
+  workers.at(-1).emit("error", { message: "gone", preventDefault: () => {} });
+  await assert.rejects(doomed);
+}
+
+test("prepareGrading loads an idle lane's engines once, grading nothing; a grading asked for meanwhile waits for it, then runs in the same worker", async () => {
+  await emptyLane();
+  const before = workers.length;
+  prepareGrading();
+  assert.equal(workers.length, before + 1, "a worker is started at once");
+  const worker = workers.at(-1);
+  assert.equal(worker.last.type, "load");
+  prepareGrading();
+  assert.equal(worker.posted.length, 1, "a second call while it loads does nothing");
+
+  const grading = grade({ exercise: "lock", source: "after-load" });
+  assert.equal(worker.posted.length, 1, "the grading waits for the loading");
+  worker.answer({ id: worker.last.id, type: "result", loaded: true });
+  assert.equal(worker.last.source, "after-load", "then goes to the same worker, its engines loaded");
+  assert.equal(workers.length, before + 1);
+  started(worker);
+  worker.answer({ id: worker.last.id, type: "result", report: { score: 14 } });
+  assert.deepEqual(await grading, { score: 14 });
+
+  prepareGrading();
+  assert.equal(worker.last.source, "after-load", "a lane whose workers run is not loaded again");
+  assert.equal(workers.length, before + 1);
+});
+
+test("a loading that fails or outlasts its deadline is forgotten: the next grading gets a fresh worker and meets the problem itself", async () => {
+  await emptyLane();
+  prepareGrading();
+  const failing = workers.at(-1);
+  failing.answer({ id: failing.last.id, type: "error", message: "could not download quickjs.wasm" });
+  const grading = grade({ exercise: "lock", source: "x" });
+  assert.equal(failing.last.source, "x", "an error answer leaves the worker running: the grading goes to it");
+  failing.answer({ id: failing.last.id, type: "error", message: "could not download quickjs.wasm" });
+  await assert.rejects(grading, { message: "could not download quickjs.wasm" });
+
+  await emptyLane();
+  prepareGrading();
+  const slow = workers.at(-1);
+  mock.timers.tick(gradingDeadlineMs(1));
+  assert.equal(slow.terminated, true, "a loading past its deadline ends its worker");
+  const next = grade({ exercise: "lock", source: "y" });
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, slow);
+  assert.equal(fresh.last.source, "y");
+  started(fresh);
+  fresh.answer({ id: fresh.last.id, type: "result", report: { score: 2 } });
+  assert.deepEqual(await next, { score: 2 });
 });

@@ -9,7 +9,7 @@
 // shell runs the worker, the editor and the DOM.
 import { h } from "../dom.js";
 import { createEditor } from "./editor.js";
-import { DeadlineError, gradeInWorker, labInWorker, replayInWorker } from "./client.js";
+import { DeadlineError, gradeInWorker, labInWorker, prepareGrading, replayInWorker } from "./client.js";
 import { parseReplayFragment, replayFragment } from "./link.js";
 import { diagnosticsFromReport } from "./diagnostics.js";
 import { timelineModel } from "./timeline-model.js";
@@ -102,6 +102,10 @@ export function mountRunner(root, { exercise, grading, progress }) {
     label: `${exercise.file}: your solution`,
     onChange: (text) => progress.setDraft(exercise.name, text),
   });
+  // Editing, or about to press "Run tests": the engines load meanwhile (client.js).
+  editorHost.addEventListener("focusin", prepareGrading);
+  runButton.addEventListener("focus", prepareGrading);
+  runButton.addEventListener("pointerenter", prepareGrading);
 
   /**
    * The starter in the editor, no draft saved, no result on show: what

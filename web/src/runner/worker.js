@@ -3,7 +3,8 @@
 // request at a time and terminates this worker if a request outlasts its
 // hard deadline.
 //
-// Messages in:  { id, type: "grade", exercise, source, options }
+// Messages in:  { id, type: "load" }                               (load the engines now, grade nothing)
+//               { id, type: "grade", exercise, source, options }
 //               { id, type: "replay", exercise, source, token }
 //               { id, type: "lab", exercise, source, endpoint }       (lab mode: a real etcd)
 // Messages out: { id, type: "started", fileName, maxScore, graderVersion, tests }  (engines loaded; learner code runs next;
@@ -11,6 +12,7 @@
 //               { id, type: "progress", runs }                (while grading)
 //               { id, type: "test", index, test }              (while grading: the index-th test of this
 //                                                              worker's report, as soon as it is finished)
+//               { id, type: "result", loaded: true }           (load)
 //               { id, type: "result", report }                 (grade)
 //               { id, type: "result", replay: { caseJson, execution, violation, words } }
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
@@ -34,7 +36,9 @@ self.addEventListener("message", async (event) => {
   try {
     engines ??= await loadEngines(SOURCES);
     announceStart(request);
-    if (request.type === "grade") {
+    if (request.type === "load") {
+      self.postMessage({ id: request.id, type: "result", loaded: true });
+    } else if (request.type === "grade") {
       let runs = 0;
       const onRun = () => {
         runs += 1;
