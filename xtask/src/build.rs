@@ -53,7 +53,16 @@ pub fn build_wasm() -> Result<(), String> {
         let pkg_text = pkg.to_string_lossy().into_owned();
         cmd::run(command(
             "wasm-bindgen",
-            &["--target", "web", "--no-typescript", "--out-name", out_name, "--out-dir", &pkg_text, &input.to_string_lossy()],
+            &[
+                "--target",
+                "web",
+                "--no-typescript",
+                "--out-name",
+                out_name,
+                "--out-dir",
+                &pkg_text,
+                &input.to_string_lossy(),
+            ],
         ))?;
         // Only binaryen from npm reads current wasm-bindgen output (Debian's is too old).
         let wasm_text = wasm.to_string_lossy().into_owned();
@@ -69,9 +78,15 @@ pub fn build_wasm() -> Result<(), String> {
 /// an FNV-1a hash of its bytes), the wasm-bindgen CLI and the wasm-opt flags.
 fn module_fingerprint(input: &Path) -> Result<String, String> {
     let bytes = std::fs::read(input).map_err(|error| format!("cannot read {}: {error}", input.display()))?;
-    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
+    let hash = bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
     let bindgen = crate::tools::locked_wasm_bindgen_version()?;
-    Ok(format!("{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}\n", bytes.len(), WASM_OPT_FLAGS.join(" ")))
+    Ok(format!(
+        "{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}\n",
+        bytes.len(),
+        WASM_OPT_FLAGS.join(" ")
+    ))
 }
 
 /// Where cargo puts its builds: `CARGO_TARGET_DIR` when set (relative to the
@@ -118,13 +133,17 @@ pub fn bundle_web() -> Result<(), String> {
         copy_file(&pkg().join(format!("{out_name}_bg.wasm")), &dist.join(format!("{out_name}_bg.wasm")))?;
     }
     // QuickJS, the code runner's sandbox engine, from its npm package.
-    copy_file(&root().join("node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm"), &dist.join("quickjs.wasm"))?;
+    copy_file(
+        &root().join("node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm"),
+        &dist.join("quickjs.wasm"),
+    )?;
     render_lesson_page(&dist)?;
     let served = self::dist();
     if served.exists() {
         std::fs::remove_dir_all(&served).map_err(|error| format!("cannot clear {}: {error}", served.display()))?;
     }
-    std::fs::rename(&dist, &served).map_err(|error| format!("cannot move {} to {}: {error}", dist.display(), served.display()))
+    std::fs::rename(&dist, &served)
+        .map_err(|error| format!("cannot move {} to {}: {error}", dist.display(), served.display()))
 }
 
 /// Renders the lesson to JSON with the content crate (which checks it first
@@ -143,7 +162,9 @@ fn render_lesson_page(dist: &Path) -> Result<(), String> {
 }
 
 pub(crate) fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::copy(from, to).map(|_| ()).map_err(|error| format!("cannot copy {} to {}: {error}", from.display(), to.display()))
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|error| format!("cannot copy {} to {}: {error}", from.display(), to.display()))
 }
 
 pub fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
@@ -189,7 +210,8 @@ pub fn report_sizes() -> Result<(), String> {
 }
 
 pub fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|error| format!("cannot read {}: {error}; run `cargo xtask build` first", dir.display()))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|error| format!("cannot read {}: {error}; run `cargo xtask build` first", dir.display()))?;
     for entry in entries.flatten() {
         if entry.path().is_dir() {
             collect_files(&entry.path(), files)?;

@@ -26,7 +26,10 @@ pub fn run() -> Result<(), String> {
     exercises.sort();
     let gradings: Vec<(String, String, bool)> = exercises
         .iter()
-        .flat_map(|exercise| [("solution.js", true), ("starter.js", false)].map(|(file, must_pass)| (exercise.clone(), format!("{lesson_dir}/{exercise}/{file}"), must_pass)))
+        .flat_map(|exercise| {
+            [("solution.js", true), ("starter.js", false)]
+                .map(|(file, must_pass)| (exercise.clone(), format!("{lesson_dir}/{exercise}/{file}"), must_pass))
+        })
         .collect();
     // The gradings are independent processes, each on one core: run a core's worth at once.
     let at_once = std::thread::available_parallelism().map_or(2, |cores| cores.get());

@@ -38,7 +38,6 @@ pub fn run(mut command: Command) -> Result<(), String> {
 
 /// Runs a command quietly and returns its stdout, or None if it fails to run.
 pub fn output(program: &str, args: &[&str]) -> Option<String> {
-    let output =
-        Command::new(program).args(args).current_dir(root()).stderr(Stdio::null()).output().ok()?;
+    let output = Command::new(program).args(args).current_dir(root()).stderr(Stdio::null()).output().ok()?;
     output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
 }

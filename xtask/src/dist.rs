@@ -27,12 +27,7 @@ use crate::{build, tools};
 /// npm always includes): everything `cli/leaselab.mjs` imports at run time.
 /// The lesson's exercise folders are not among them: the CLI reads which
 /// exercises exist, and their files, from the grader's wasm.
-const SHIPPED: [&str; 4] = [
-    "cli",
-    "runner",
-    "web/pkg/leaselab.js",
-    "web/pkg/leaselab_bg.wasm",
-];
+const SHIPPED: [&str; 4] = ["cli", "runner", "web/pkg/leaselab.js", "web/pkg/leaselab_bg.wasm"];
 
 /// The staging folder, under `target/` so it is never committed nor shipped.
 fn stage() -> PathBuf {
@@ -64,21 +59,9 @@ pub fn build_dist() -> Result<(), String> {
     write_zip(
         &dist.join("gradescope-autograder.zip"),
         &[
-            ZipEntry::file(
-                "setup.sh",
-                0o755,
-                &root().join("packaging/gradescope/setup.sh"),
-            )?,
-            ZipEntry::file(
-                "run_autograder",
-                0o755,
-                &root().join("packaging/gradescope/run_autograder"),
-            )?,
-            ZipEntry::file(
-                "config.json",
-                0o644,
-                &root().join("packaging/gradescope/config.json"),
-            )?,
+            ZipEntry::file("setup.sh", 0o755, &root().join("packaging/gradescope/setup.sh"))?,
+            ZipEntry::file("run_autograder", 0o755, &root().join("packaging/gradescope/run_autograder"))?,
+            ZipEntry::file("config.json", 0o644, &root().join("packaging/gradescope/config.json"))?,
             ZipEntry::file(&file_name(&tarball), 0o644, &tarball)?,
         ],
     )?;
@@ -107,49 +90,28 @@ fn pack(manifest: &Value, version: &str) -> Result<PathBuf, String> {
             copy_dir(&from, &to)?;
         } else {
             create_dir(to.parent().expect("a shipped file has a folder"))?;
-            copy_file(&from, &to)
-                .map_err(|error| format!("{error}; run `cargo xtask build` first"))?;
+            copy_file(&from, &to).map_err(|error| format!("{error}; run `cargo xtask build` first"))?;
         }
     }
     for own in ["README.md", "LICENSE"] {
         copy_file(&root().join("packaging/npm").join(own), &stage.join(own))?;
     }
     let dependencies = bundle_dependencies(manifest, &stage)?;
-    std::fs::write(
-        stage.join("package.json"),
-        package_manifest(manifest, version, dependencies)?,
-    )
-    .map_err(|error| {
-        format!(
-            "cannot write {}: {error}",
-            stage.join("package.json").display()
-        )
-    })?;
+    std::fs::write(stage.join("package.json"), package_manifest(manifest, version, dependencies)?)
+        .map_err(|error| format!("cannot write {}: {error}", stage.join("package.json").display()))?;
     check_grader_version(&stage, version)?;
 
     let dist = dist();
     create_dir(&dist)?;
     let tarball = dist.join(format!("leaselab-{version}.tgz"));
     if tarball.exists() {
-        std::fs::remove_file(&tarball)
-            .map_err(|error| format!("cannot remove {}: {error}", tarball.display()))?;
+        std::fs::remove_file(&tarball).map_err(|error| format!("cannot remove {}: {error}", tarball.display()))?;
     }
-    let mut npm_pack = command(
-        "npm",
-        &[
-            "pack",
-            "--ignore-scripts",
-            "--pack-destination",
-            &dist.to_string_lossy(),
-        ],
-    );
+    let mut npm_pack = command("npm", &["pack", "--ignore-scripts", "--pack-destination", &dist.to_string_lossy()]);
     npm_pack.current_dir(&stage);
     cmd::run(npm_pack)?;
     if !tarball.is_file() {
-        return Err(format!(
-            "`npm pack` did not write {}; see its output above",
-            tarball.display()
-        ));
+        return Err(format!("`npm pack` did not write {}; see its output above", tarball.display()));
     }
     Ok(tarball)
 }
@@ -158,15 +120,9 @@ fn pack(manifest: &Value, version: &str) -> Result<PathBuf, String> {
 /// description, license, engines, `bin` and runtime `dependencies`, plus what
 /// only a published package needs (`files`, `bundleDependencies`). Written
 /// in a fixed key order, as a person would read it.
-fn package_manifest(
-    repo: &Value,
-    version: &str,
-    dependencies: Map<String, Value>,
-) -> Result<String, String> {
+fn package_manifest(repo: &Value, version: &str, dependencies: Map<String, Value>) -> Result<String, String> {
     let field = |name: &str| {
-        repo.get(name)
-            .cloned()
-            .ok_or_else(|| format!("package.json has no `{name}`; the package needs it"))
+        repo.get(name).cloned().ok_or_else(|| format!("package.json has no `{name}`; the package needs it"))
     };
     let bundled: Vec<Value> = dependencies.keys().cloned().map(Value::String).collect();
     let entries: Vec<(&str, Value)> = vec![
@@ -176,15 +132,7 @@ fn package_manifest(
         ("license", field("license")?),
         ("type", field("type")?),
         ("bin", field("bin")?),
-        (
-            "files",
-            Value::Array(
-                SHIPPED
-                    .iter()
-                    .map(|path| Value::String((*path).to_string()))
-                    .collect(),
-            ),
-        ),
+        ("files", Value::Array(SHIPPED.iter().map(|path| Value::String((*path).to_string())).collect())),
         ("engines", field("engines")?),
         ("dependencies", Value::Object(dependencies)),
         ("bundleDependencies", Value::Array(bundled)),
@@ -193,10 +141,7 @@ fn package_manifest(
     for (index, (key, value)) in entries.iter().enumerate() {
         let pretty = serde_json::to_string_pretty(value).expect("JSON values serialize");
         let separator = if index + 1 < entries.len() { "," } else { "" };
-        text.push_str(&format!(
-            "  \"{key}\": {}{separator}\n",
-            pretty.replace('\n', "\n  ")
-        ));
+        text.push_str(&format!("  \"{key}\": {}{separator}\n", pretty.replace('\n', "\n  ")));
     }
     text.push_str("}\n");
     Ok(text)
@@ -217,14 +162,12 @@ fn bundle_dependencies(manifest: &Value, stage: &Path) -> Result<Map<String, Val
             continue;
         }
         let installed = root().join("node_modules").join(&name);
-        let package = read_json(&installed.join("package.json"))
-            .map_err(|error| format!("{error}; run `npm ci` first"))?;
+        let package =
+            read_json(&installed.join("package.json")).map_err(|error| format!("{error}; run `npm ci` first"))?;
         if let Some(pinned) = direct.get(&name).and_then(Value::as_str) {
             let found = text_field(&package, "version", &name)?;
             if found != pinned {
-                return Err(format!(
-                    "node_modules/{name} is {found} but package.json pins {pinned}; run `npm ci`"
-                ));
+                return Err(format!("node_modules/{name} is {found} but package.json pins {pinned}; run `npm ci`"));
             }
         }
         copy_dir(&installed, &stage.join("node_modules").join(&name))?;
@@ -240,24 +183,11 @@ fn bundle_dependencies(manifest: &Value, stage: &Path) -> Result<Map<String, Val
 /// (it reads the staged package.json), and so must the grader's.
 fn check_grader_version(stage: &Path, version: &str) -> Result<(), String> {
     let cli = stage.join("cli/leaselab.mjs");
-    let printed = cmd::output("node", &[&cli.to_string_lossy(), "--version"]).ok_or_else(|| {
-        format!(
-            "`node {} --version` failed; the staged package does not run",
-            cli.display()
-        )
-    })?;
-    let line = |prefix: &str| {
-        printed
-            .lines()
-            .find_map(|line| line.strip_prefix(prefix))
-            .map(str::trim)
-            .unwrap_or("")
-    };
+    let printed = cmd::output("node", &[&cli.to_string_lossy(), "--version"])
+        .ok_or_else(|| format!("`node {} --version` failed; the staged package does not run", cli.display()))?;
+    let line = |prefix: &str| printed.lines().find_map(|line| line.strip_prefix(prefix)).map(str::trim).unwrap_or("");
     if line("leaselab ") != version {
-        return Err(format!(
-            "the staged CLI says `{}`, not version {version}",
-            printed.trim()
-        ));
+        return Err(format!("the staged CLI says `{}`, not version {version}", printed.trim()));
     }
     let grader = line("grader ");
     if grader != version {
@@ -278,13 +208,8 @@ struct ZipEntry {
 
 impl ZipEntry {
     fn file(name: &str, mode: u32, path: &Path) -> Result<Self, String> {
-        let bytes = std::fs::read(path)
-            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-        Ok(ZipEntry {
-            name: name.to_string(),
-            mode,
-            bytes,
-        })
+        let bytes = std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        Ok(ZipEntry { name: name.to_string(), mode, bytes })
     }
 }
 
@@ -302,10 +227,8 @@ fn write_zip(path: &Path, entries: &[ZipEntry]) -> Result<(), String> {
     let mut out: Vec<u8> = Vec::new();
     let mut central: Vec<u8> = Vec::new();
     for entry in entries {
-        let offset =
-            u32::try_from(out.len()).map_err(|_| "the zip would exceed 4 GiB".to_string())?;
-        let size = u32::try_from(entry.bytes.len())
-            .map_err(|_| format!("{} exceeds 4 GiB", entry.name))?;
+        let offset = u32::try_from(out.len()).map_err(|_| "the zip would exceed 4 GiB".to_string())?;
+        let size = u32::try_from(entry.bytes.len()).map_err(|_| format!("{} exceeds 4 GiB", entry.name))?;
         let name_len = u16::try_from(entry.name.len()).expect("entry names are short");
         let crc = crc32(&entry.bytes);
         // Local file header, then the data.
@@ -335,8 +258,7 @@ fn write_zip(path: &Path, entries: &[ZipEntry]) -> Result<(), String> {
         central.extend(offset.to_le_bytes());
         central.extend(entry.name.as_bytes());
     }
-    let central_offset =
-        u32::try_from(out.len()).map_err(|_| "the zip would exceed 4 GiB".to_string())?;
+    let central_offset = u32::try_from(out.len()).map_err(|_| "the zip would exceed 4 GiB".to_string())?;
     let central_size = u32::try_from(central.len()).expect("the central directory is small");
     let count = u16::try_from(entries.len()).expect("a handful of entries");
     out.extend(&central);
@@ -356,46 +278,32 @@ fn crc32(bytes: &[u8]) -> u32 {
     for &byte in bytes {
         crc ^= u32::from(byte);
         for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                crc >> 1 ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
+            crc = if crc & 1 == 1 { crc >> 1 ^ 0xEDB8_8320 } else { crc >> 1 };
         }
     }
     !crc
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|error| format!("{} is not valid JSON: {error}", path.display()))
+    let text = std::fs::read_to_string(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    serde_json::from_str(&text).map_err(|error| format!("{} is not valid JSON: {error}", path.display()))
 }
 
 fn text_field(value: &Value, name: &str, whose: &str) -> Result<String, String> {
-    value
-        .get(name)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| format!("{whose} has no `{name}`"))
+    value.get(name).and_then(Value::as_str).map(str::to_string).ok_or_else(|| format!("{whose} has no `{name}`"))
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn create_dir(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|error| format!("cannot create {}: {error}", dir.display()))
+    std::fs::create_dir_all(dir).map_err(|error| format!("cannot create {}: {error}", dir.display()))
 }
 
 fn remove_dir(dir: &Path) -> Result<(), String> {
     if dir.exists() {
-        std::fs::remove_dir_all(dir)
-            .map_err(|error| format!("cannot clear {}: {error}", dir.display()))?;
+        std::fs::remove_dir_all(dir).map_err(|error| format!("cannot clear {}: {error}", dir.display()))?;
     }
     Ok(())
 }

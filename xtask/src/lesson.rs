@@ -13,8 +13,14 @@ pub fn dir() -> Result<String, String> {
         }
     }
     let manifest = root().join("package.json");
-    let text = std::fs::read_to_string(&manifest).map_err(|error| format!("cannot read {}: {error}", manifest.display()))?;
-    field(&text).ok_or_else(|| format!("{} has no `\"leaselab\": {{ \"lesson\": \"exercises/<folder>\" }}`; add it (it names the lesson to build)", manifest.display()))
+    let text =
+        std::fs::read_to_string(&manifest).map_err(|error| format!("cannot read {}: {error}", manifest.display()))?;
+    field(&text).ok_or_else(|| {
+        format!(
+            "{} has no `\"leaselab\": {{ \"lesson\": \"exercises/<folder>\" }}`; add it (it names the lesson to build)",
+            manifest.display()
+        )
+    })
 }
 
 /// The lesson's id: its folder's name (the rendered JSON's file name).

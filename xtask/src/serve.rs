@@ -14,7 +14,8 @@ const WATCHED_PAGE: [&str; 4] = ["exercises", "web/src", "web/static", "web/buil
 const WATCHED_WASM: [&str; 1] = ["crates"];
 const POLL_INTERVAL: Duration = Duration::from_millis(700);
 
-const USAGE: &str = "usage: cargo xtask serve [--port N] [--host ADDRESS]  (or the PORT and HOST environment variables; flags win)";
+const USAGE: &str =
+    "usage: cargo xtask serve [--port N] [--host ADDRESS]  (or the PORT and HOST environment variables; flags win)";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     // The server (web/serve.mjs) reads PORT and HOST itself and checks every
@@ -43,9 +44,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     tools::ensure_all(tools::Needs { browser: false })?;
     build::build_all()?;
     let server_args: Vec<&str> = server_args.iter().map(String::as_str).collect();
-    let mut server = command("node", &server_args)
-        .spawn()
-        .map_err(|error| format!("could not start the server: {error}"))?;
+    let mut server =
+        command("node", &server_args).spawn().map_err(|error| format!("could not start the server: {error}"))?;
     eprintln!("watching exercises/, web/ and crates/: edits rebuild the page (reload to see them)");
     let mut page_stamp = newest(&WATCHED_PAGE);
     let mut wasm_stamp = newest(&WATCHED_WASM);
@@ -62,7 +62,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // A broken edit must not stop the server: say what is wrong and keep watching.
         match result {
             Ok(()) => eprintln!("rebuilt: reload the page"),
-            Err(message) => eprintln!("the rebuild failed: {message}\n(fix it and save again; the last good page is still served)"),
+            Err(message) => {
+                eprintln!("the rebuild failed: {message}\n(fix it and save again; the last good page is still served)")
+            }
         }
         (page_stamp, wasm_stamp) = (newest(&WATCHED_PAGE), newest(&WATCHED_WASM));
     }

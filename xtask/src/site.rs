@@ -34,7 +34,10 @@ pub fn build_site() -> Result<(), String> {
 pub fn write_site() -> Result<(), String> {
     let built = root().join("web/dist");
     if !built.join("index.html").is_file() {
-        return Err(format!("{} holds no built page; run `cargo xtask build` (or `cargo xtask site`, which builds first)", built.display()));
+        return Err(format!(
+            "{} holds no built page; run `cargo xtask build` (or `cargo xtask site`, which builds first)",
+            built.display()
+        ));
     }
     check_relative_urls(&built)?;
     let site = root().join(SITE_DIR);
@@ -42,7 +45,8 @@ pub fn write_site() -> Result<(), String> {
     remove_if_present(&next)?;
     build::copy_dir(&built, &next)?;
     remove_if_present(&site)?;
-    std::fs::rename(&next, &site).map_err(|error| format!("cannot move {} to {}: {error}", next.display(), site.display()))?;
+    std::fs::rename(&next, &site)
+        .map_err(|error| format!("cannot move {} to {}: {error}", next.display(), site.display()))?;
     eprintln!("the lesson's static site is in {SITE_DIR}/: upload the whole folder to any static host, at any path; serve .wasm files as application/wasm where the host lets you set types");
     Ok(())
 }

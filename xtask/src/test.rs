@@ -1,6 +1,7 @@
 //! `cargo xtask test`: every test, in order of speed, stopping at the first
 //! failing stage so the report ends with what broke.
 //!
+//! 0. `cargo fmt --all --check` (rustfmt.toml);
 //! 1. native Rust tests of every crate (the bindings' own logic too), then the
 //!    differential test of the store against a real etcd;
 //! 2. the bindings' wasm-bindgen tests in Node, then in headless Chromium;
@@ -17,6 +18,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err("usage: cargo xtask test".into());
     }
     tools::ensure_all(tools::Needs { browser: true })?;
+
+    // Formatting first: it takes a second, and a diff is cheaper to read than a failed stage later.
+    cmd::run(command("cargo", &["fmt", "--all", "--check"]))?;
 
     cmd::run(command("cargo", &["test", "--workspace", "--exclude", "wasm", "--exclude", "etcd-diff"]))?;
     // The bindings' pure-Rust logic (the failover simulator's stories) runs natively too.

@@ -13,12 +13,21 @@ pub struct Needs {
 
 pub fn ensure_all(needs: Needs) -> Result<(), String> {
     ensure_wasm_target()?;
+    ensure_rustfmt()?;
     ensure_wasm_bindgen_cli()?;
     ensure_node_modules()?;
     if needs.browser {
         ensure_debian_packages(&[("/usr/bin/chromium", "chromium"), ("/usr/bin/chromedriver", "chromium-driver")])?;
     }
     Ok(())
+}
+
+/// `cargo fmt`, which `cargo xtask test` runs as a check; a minimal rustup profile lacks it.
+fn ensure_rustfmt() -> Result<(), String> {
+    if output("cargo", &["fmt", "--version"]).is_some() {
+        return Ok(());
+    }
+    cmd::run(command("rustup", &["component", "add", "rustfmt"]))
 }
 
 fn ensure_wasm_target() -> Result<(), String> {
@@ -32,7 +41,8 @@ fn ensure_wasm_target() -> Result<(), String> {
 /// The wasm-bindgen version in Cargo.lock; the CLI must match it exactly.
 pub fn locked_wasm_bindgen_version() -> Result<String, String> {
     let lock_path = root().join("Cargo.lock");
-    let lock = std::fs::read_to_string(&lock_path).map_err(|error| format!("cannot read {}: {error}", lock_path.display()))?;
+    let lock =
+        std::fs::read_to_string(&lock_path).map_err(|error| format!("cannot read {}: {error}", lock_path.display()))?;
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
         if line.trim() == "name = \"wasm-bindgen\"" {
@@ -70,7 +80,8 @@ fn ensure_node_modules() -> Result<(), String> {
     if !stale {
         return Ok(());
     }
-    let args: &[&str] = if lock.exists() { &["ci", "--no-audit", "--no-fund"] } else { &["install", "--no-audit", "--no-fund"] };
+    let args: &[&str] =
+        if lock.exists() { &["ci", "--no-audit", "--no-fund"] } else { &["install", "--no-audit", "--no-fund"] };
     cmd::run(command("npm", args))
 }
 

@@ -22,10 +22,7 @@ pub struct SourceFile {
 impl SourceFile {
     /// Wraps a file's text with the path to show in messages.
     pub fn new(display_path: impl Into<String>, text: impl Into<String>) -> Self {
-        Self {
-            display_path: display_path.into(),
-            text: text.into(),
-        }
+        Self { display_path: display_path.into(), text: text.into() }
     }
 
     /// The 1-based line and column (counted in characters) of a byte offset.
@@ -45,11 +42,7 @@ impl SourceFile {
     /// A location at a byte offset in this file.
     pub fn location(&self, byte_offset: usize) -> Location {
         let (line, column) = self.line_column(byte_offset);
-        Location {
-            file: self.display_path.clone(),
-            line,
-            column,
-        }
+        Location { file: self.display_path.clone(), line, column }
     }
 
     /// A location at the start of a span in this file.
@@ -72,11 +65,7 @@ pub struct Location {
 impl Location {
     /// The start of a file, for problems that belong to the file as a whole.
     pub fn file_start(file: impl Into<String>) -> Self {
-        Self {
-            file: file.into(),
-            line: 1,
-            column: 1,
-        }
+        Self { file: file.into(), line: 1, column: 1 }
     }
 }
 
@@ -104,11 +93,7 @@ pub struct Diagnostic {
 impl fmt::Display for Diagnostic {
     /// The one-line form editors and terminals understand: `path:line:col: error: message`.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            formatter,
-            "{}:{}:{}: error: {}",
-            self.file, self.line, self.column, self.message
-        )
+        write!(formatter, "{}:{}:{}: error: {}", self.file, self.line, self.column, self.message)
     }
 }
 
@@ -120,13 +105,7 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     /// Records a problem: `problem` says what is wrong, `fix` how to fix it.
-    pub fn error(
-        &mut self,
-        rule: &'static str,
-        location: Location,
-        problem: impl AsRef<str>,
-        fix: impl AsRef<str>,
-    ) {
+    pub fn error(&mut self, rule: &'static str, location: Location, problem: impl AsRef<str>, fix: impl AsRef<str>) {
         let message = format!("{}; {}", problem.as_ref(), fix.as_ref());
         self.items.push(Diagnostic {
             file: location.file,
@@ -170,11 +149,7 @@ pub fn closest_name<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
 
 /// The help text for an unknown name: a suggestion if one is close, else the list.
 pub fn suggestion_or_list(name: &str, candidates: &[&str], quote: &str) -> String {
-    let listed = candidates
-        .iter()
-        .map(|candidate| format!("{quote}{candidate}{quote}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let listed = candidates.iter().map(|candidate| format!("{quote}{candidate}{quote}")).collect::<Vec<_>>().join(", ");
     match closest_name(name, candidates) {
         Some(suggestion) => format!("did you mean {quote}{suggestion}{quote}? (allowed: {listed})"),
         None => format!("use one of {listed}"),
@@ -216,12 +191,9 @@ mod tests {
     #[test]
     fn suggests_close_names_only() {
         let candidates = ["distractors", "prompt", "answer"];
-        for (name, expected) in [
-            ("distractor", Some("distractors")),
-            ("promt", Some("prompt")),
-            ("Answer", Some("answer")),
-            ("zzzz", None),
-        ] {
+        for (name, expected) in
+            [("distractor", Some("distractors")), ("promt", Some("prompt")), ("Answer", Some("answer")), ("zzzz", None)]
+        {
             assert_eq!(closest_name(name, &candidates), expected, "{name}");
         }
     }
@@ -230,24 +202,9 @@ mod tests {
     fn message_joins_problem_and_fix() {
         let mut diagnostics = Diagnostics::default();
         diagnostics.error("rule", Location::file_start("b"), "second", "fix it");
-        diagnostics.error(
-            "rule",
-            Location {
-                file: "a".into(),
-                line: 2,
-                column: 1,
-            },
-            "first",
-            "fix it",
-        );
+        diagnostics.error("rule", Location { file: "a".into(), line: 2, column: 1 }, "first", "fix it");
         let sorted = diagnostics.into_sorted();
         let lines: Vec<String> = sorted.iter().map(ToString::to_string).collect();
-        assert_eq!(
-            lines,
-            [
-                "a:2:1: error: first; fix it",
-                "b:1:1: error: second; fix it"
-            ]
-        );
+        assert_eq!(lines, ["a:2:1: error: first; fix it", "b:1:1: error: second; fix it"]);
     }
 }

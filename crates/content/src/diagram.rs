@@ -43,8 +43,5 @@ pub fn read_diagram(relative: &str, file: &SourceFile, diagnostics: &mut Diagnos
             "remove the script; diagrams must be static",
         );
     }
-    Diagram {
-        path: relative.to_string(),
-        svg: file.text.clone(),
-    }
+    Diagram { path: relative.to_string(), svg: file.text.clone() }
 }

@@ -79,11 +79,7 @@ pub struct Directive {
 impl Directive {
     /// Where the directive is written.
     pub fn location(&self, file: &SourceFile) -> Location {
-        Location {
-            file: file.display_path.clone(),
-            line: self.line,
-            column: self.column,
-        }
+        Location { file: file.display_path.clone(), line: self.line, column: self.column }
     }
 }
 
@@ -127,14 +123,9 @@ fn parse_line(text: &str, location: Location, diagnostics: &mut Diagnostics) -> 
     let malformed = |diagnostics: &mut Diagnostics, problem: String, fix: &str| {
         diagnostics.error("malformed-directive", location.clone(), problem, fix);
     };
-    let generic_fix =
-        "write it as `{{#NAME ARGUMENT}}`, e.g. `{{#quiz quizzes/locks-and-ttl.toml}}`";
+    let generic_fix = "write it as `{{#NAME ARGUMENT}}`, e.g. `{{#quiz quizzes/locks-and-ttl.toml}}`";
     let Some(after_open) = text.strip_prefix("{{#") else {
-        malformed(
-            diagnostics,
-            format!("`{text}` looks like a directive but has no `#` after `{{{{`"),
-            generic_fix,
-        );
+        malformed(diagnostics, format!("`{text}` looks like a directive but has no `#` after `{{{{`"), generic_fix);
         return None;
     };
     let Some(inner) = after_open.strip_suffix("}}") else {
@@ -147,11 +138,7 @@ fn parse_line(text: &str, location: Location, diagnostics: &mut Diagnostics) -> 
     };
     let words: Vec<&str> = inner.split_whitespace().collect();
     let Some((&name, arguments)) = words.split_first() else {
-        malformed(
-            diagnostics,
-            "the directive has no name".to_string(),
-            generic_fix,
-        );
+        malformed(diagnostics, "the directive has no name".to_string(), generic_fix);
         return None;
     };
     let Some(kind) = DirectiveKind::from_name(name) else {
@@ -167,24 +154,12 @@ fn parse_line(text: &str, location: Location, diagnostics: &mut Diagnostics) -> 
         let problem = if arguments.is_empty() {
             format!("`{{{{#{name}}}}}` has no argument")
         } else {
-            format!(
-                "`{{{{#{name}}}}}` has {} arguments but takes one",
-                arguments.len()
-            )
+            format!("`{{{{#{name}}}}}` has {} arguments but takes one", arguments.len())
         };
-        malformed(
-            diagnostics,
-            problem,
-            &format!("write it as `{}`", kind.example()),
-        );
+        malformed(diagnostics, problem, &format!("write it as `{}`", kind.example()));
         return None;
     }
-    Some(Directive {
-        kind,
-        argument: arguments[0].to_string(),
-        line: location.line,
-        column: location.column,
-    })
+    Some(Directive { kind, argument: arguments[0].to_string(), line: location.line, column: location.column })
 }
 
 #[cfg(test)]
@@ -197,20 +172,10 @@ mod tests {
         let found = scan_directives(&file, &mut diagnostics)
             .iter()
             .map(|directive| {
-                format!(
-                    "{}:{} {} {}",
-                    directive.line,
-                    directive.column,
-                    directive.kind.name(),
-                    directive.argument
-                )
+                format!("{}:{} {} {}", directive.line, directive.column, directive.kind.name(), directive.argument)
             })
             .collect();
-        let problems = diagnostics
-            .into_sorted()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let problems = diagnostics.into_sorted().iter().map(ToString::to_string).collect();
         (found, problems)
     }
 
@@ -218,21 +183,13 @@ mod tests {
     fn finds_well_formed_directives() {
         let (found, problems) =
             scan("# T\n\n{{#quiz quizzes/a.toml}}\n\ntext\n{{#widget cas-playground}}  \r\n{{#diagram d.svg}}\r\n");
-        assert_eq!(
-            found,
-            [
-                "3:1 quiz quizzes/a.toml",
-                "6:1 widget cas-playground",
-                "7:1 diagram d.svg"
-            ]
-        );
+        assert_eq!(found, ["3:1 quiz quizzes/a.toml", "6:1 widget cas-playground", "7:1 diagram d.svg"]);
         assert!(problems.is_empty(), "{problems:?}");
     }
 
     #[test]
     fn ignores_code_blocks_and_inline_code() {
-        let (found, problems) =
-            scan("```md\n{{#quiz a.toml}}\n```\nUse `{{#quiz a.toml}}` to embed.\n");
+        let (found, problems) = scan("```md\n{{#quiz a.toml}}\n```\nUse `{{#quiz a.toml}}` to embed.\n");
         assert!(found.is_empty());
         assert!(problems.is_empty(), "{problems:?}");
     }
@@ -241,22 +198,24 @@ mod tests {
     fn reports_each_malformation() {
         let cases = [
             ("{{quiz a.toml}}", "s.md:1:1: error: `{{quiz a.toml}}` looks like a directive but has no `#` after `{{`"),
-            ("{{#quiz a.toml", "s.md:1:1: error: the directive `{{#quiz a.toml` is not closed with `}}` at the end of the line"),
+            (
+                "{{#quiz a.toml",
+                "s.md:1:1: error: the directive `{{#quiz a.toml` is not closed with `}}` at the end of the line",
+            ),
             ("{{#}}", "s.md:1:1: error: the directive has no name"),
             ("{{#quizz a.toml}}", "s.md:1:1: error: `{{#quizz}}` is not a directive; did you mean `quiz`?"),
             ("{{#quiz}}", "s.md:1:1: error: `{{#quiz}}` has no argument; write it as `{{#quiz quizzes/NAME.toml}}`"),
-            ("{{#widget a b}}", "s.md:1:1: error: `{{#widget}}` has 2 arguments but takes one; write it as `{{#widget NAME}}`"),
+            (
+                "{{#widget a b}}",
+                "s.md:1:1: error: `{{#widget}}` has 2 arguments but takes one; write it as `{{#widget NAME}}`",
+            ),
             ("  {{#widget a}}", "s.md:1:3: error: the directive is indented"),
             ("see {{#widget a}}", "s.md:1:5: error: a directive shares its line with other text"),
         ];
         for (text, expected_start) in cases {
             let (_, problems) = scan(text);
             assert_eq!(problems.len(), 1, "{text}: {problems:?}");
-            assert!(
-                problems[0].starts_with(expected_start),
-                "{text}: {}",
-                problems[0]
-            );
+            assert!(problems[0].starts_with(expected_start), "{text}: {}", problems[0]);
         }
     }
 }

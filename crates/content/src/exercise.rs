@@ -37,21 +37,16 @@ const EXERCISE_KEYS: &[&str] = &["title", "file", "exports"];
 /// True for a folder name an exercise may have.
 fn is_exercise_name(name: &str) -> bool {
     !name.is_empty()
-        && name.chars().all(|character| {
-            character.is_ascii_lowercase() || character.is_ascii_digit() || character == '-'
-        })
+        && name
+            .chars()
+            .all(|character| character.is_ascii_lowercase() || character.is_ascii_digit() || character == '-')
 }
 
 /// True for a JavaScript identifier made of ASCII letters, digits, `_` and `$`.
 fn is_identifier(name: &str) -> bool {
     let mut characters = name.chars();
-    let first_ok = characters
-        .next()
-        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_' || first == '$');
-    first_ok
-        && characters.all(|character| {
-            character.is_ascii_alphanumeric() || character == '_' || character == '$'
-        })
+    let first_ok = characters.next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_' || first == '$');
+    first_ok && characters.all(|character| character.is_ascii_alphanumeric() || character == '_' || character == '$')
 }
 
 /// True if `source` has a line declaring `name` as `export function`,
@@ -59,9 +54,7 @@ fn is_identifier(name: &str) -> bool {
 pub fn declares_export(source: &str, name: &str) -> bool {
     source.lines().any(|line| {
         let words: Vec<&str> = line
-            .split(|character: char| {
-                !(character.is_ascii_alphanumeric() || character == '_' || character == '$')
-            })
+            .split(|character: char| !(character.is_ascii_alphanumeric() || character == '_' || character == '$'))
             .filter(|word| !word.is_empty())
             .collect();
         matches!(
@@ -102,10 +95,7 @@ pub fn read_exercise(
         title: String::new(),
         file: String::new(),
         exports: Vec::new(),
-        readme: Readme {
-            instructions: String::new(),
-            hints: Vec::new(),
-        },
+        readme: Readme { instructions: String::new(), hints: Vec::new() },
         starter: String::new(),
         solution: String::new(),
     };
@@ -128,16 +118,8 @@ pub fn read_exercise(
             check_rules_section(&readme, name, info.rules, diagnostics);
         }
     }
-    let starter = read_part(
-        "starter.js",
-        "the code the learner starts from",
-        diagnostics,
-    );
-    let solution = read_part(
-        "solution.js",
-        "a reference solution that passes the grader",
-        diagnostics,
-    );
+    let starter = read_part("starter.js", "the code the learner starts from", diagnostics);
+    let solution = read_part("solution.js", "a reference solution that passes the grader", diagnostics);
     for source in [&starter, &solution].into_iter().flatten() {
         check_exports(source, &export_names, diagnostics);
     }
@@ -147,11 +129,7 @@ pub fn read_exercise(
 }
 
 /// Reads `exercise.toml` into `exercise`; returns the export names with their spans.
-fn read_metadata(
-    file: &SourceFile,
-    exercise: &mut Exercise,
-    diagnostics: &mut Diagnostics,
-) -> Vec<SpannedText> {
+fn read_metadata(file: &SourceFile, exercise: &mut Exercise, diagnostics: &mut Diagnostics) -> Vec<SpannedText> {
     let Some(document) = parse_document(file, diagnostics) else {
         return Vec::new();
     };
@@ -169,8 +147,7 @@ fn read_metadata(
         exercise.title = title.text;
     }
     if let Some(module) = root.string("file", true, diagnostics) {
-        let bare_js =
-            module.text.ends_with(".js") && module.text.len() > 3 && !module.text.contains('/');
+        let bare_js = module.text.ends_with(".js") && module.text.len() > 3 && !module.text.contains('/');
         if !bare_js {
             diagnostics.error(
                 "invalid-value",
@@ -201,10 +178,7 @@ fn read_metadata(
                 format!("the export \"{}\" is not a JavaScript name", export.text),
                 "use the function's name, such as \"tryLock\"",
             );
-        } else if valid
-            .iter()
-            .any(|seen: &SpannedText| seen.text == export.text)
-        {
+        } else if valid.iter().any(|seen: &SpannedText| seen.text == export.text) {
             diagnostics.error(
                 "duplicate-export",
                 file.location_of(&export.span),
@@ -223,7 +197,12 @@ fn read_metadata(
 /// The grader's registry is the one list of exercises: an exercise folder
 /// it does not know cannot be graded, and its `file` and `exports` must be
 /// the ones the runner and the CLI use.
-fn check_against_registry(file: &SourceFile, root: &TableView<'_, '_>, exercise: &Exercise, diagnostics: &mut Diagnostics) {
+fn check_against_registry(
+    file: &SourceFile,
+    root: &TableView<'_, '_>,
+    exercise: &Exercise,
+    diagnostics: &mut Diagnostics,
+) {
     let Some(entry) = grader::registry::info(&exercise.name) else {
         diagnostics.error(
             "unknown-exercise",
@@ -241,7 +220,10 @@ fn check_against_registry(file: &SourceFile, root: &TableView<'_, '_>, exercise:
         diagnostics.error(
             "registry-mismatch",
             file.location_of(&root.span_of("file")),
-            format!("`file` is \"{}\", but the grader grades the {} exercise as \"{}\"", exercise.file, entry.name, entry.file),
+            format!(
+                "`file` is \"{}\", but the grader grades the {} exercise as \"{}\"",
+                exercise.file, entry.name, entry.file
+            ),
             format!("write `file = \"{}\"`", entry.file),
         );
     }
@@ -294,11 +276,6 @@ mod tests {
     fn names_are_checked() {
         assert!(is_exercise_name("cas") && is_exercise_name("fencing-2"));
         assert!(!is_exercise_name("Lock") && !is_exercise_name("../x") && !is_exercise_name(""));
-        assert!(
-            is_identifier("tryLock")
-                && is_identifier("$x")
-                && !is_identifier("2x")
-                && !is_identifier("a-b")
-        );
+        assert!(is_identifier("tryLock") && is_identifier("$x") && !is_identifier("2x") && !is_identifier("a-b"));
     }
 }

@@ -27,14 +27,9 @@ impl LessonFiles {
     /// The lesson at `dir`; its folder name prefixes every path in messages.
     pub fn new(dir: &Path) -> Self {
         let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        let name = canonical.file_name().map_or_else(
-            || dir.display().to_string(),
-            |name| name.to_string_lossy().into_owned(),
-        );
-        Self {
-            dir: dir.to_path_buf(),
-            name,
-        }
+        let name =
+            canonical.file_name().map_or_else(|| dir.display().to_string(), |name| name.to_string_lossy().into_owned());
+        Self { dir: dir.to_path_buf(), name }
     }
 
     /// The folder, as given.
@@ -74,10 +69,7 @@ impl LessonFiles {
                     diagnostics.error(
                         "file-too-large",
                         Location::file_start(&display_path),
-                        format!(
-                            "the file is {} bytes, more than the limit of {FILE_BYTES_MAX}",
-                            metadata.len()
-                        ),
+                        format!("the file is {} bytes, more than the limit of {FILE_BYTES_MAX}", metadata.len()),
                         "split it, or move large assets out of the lesson",
                     );
                     return None;
@@ -100,20 +92,13 @@ impl LessonFiles {
                     let offset = error.utf8_error().valid_up_to();
                     let valid = String::from_utf8_lossy(&error.as_bytes()[..offset]).into_owned();
                     let location = SourceFile::new(&display_path, valid).location(offset);
-                    diagnostics.error(
-                        "not-utf8",
-                        location,
-                        "the file is not valid UTF-8 text",
-                        "save it as UTF-8",
-                    );
+                    diagnostics.error("not-utf8", location, "the file is not valid UTF-8 text", "save it as UTF-8");
                     None
                 }
             },
             Err(error) => {
                 let problem = match error.kind() {
-                    ErrorKind::PermissionDenied => {
-                        "the file cannot be read: permission denied".to_string()
-                    }
+                    ErrorKind::PermissionDenied => "the file cannot be read: permission denied".to_string(),
                     _ => format!("the file cannot be read: {error}"),
                 };
                 diagnostics.error(
@@ -138,13 +123,7 @@ impl LessonFiles {
             .filter(|entry| entry.path().is_file())
             .map(|entry| entry.file_name().to_string_lossy().into_owned())
             .filter(|name| name.ends_with(extension))
-            .map(|name| {
-                if subdir.is_empty() {
-                    name
-                } else {
-                    format!("{subdir}/{name}")
-                }
-            })
+            .map(|name| if subdir.is_empty() { name } else { format!("{subdir}/{name}") })
             .collect();
         found.sort();
         found
@@ -200,11 +179,7 @@ mod tests {
             ("C:\\a.toml", false),
         ] {
             let mut diagnostics = Diagnostics::default();
-            assert_eq!(
-                check_inside_lesson(path, &at, &mut diagnostics),
-                inside,
-                "{path}"
-            );
+            assert_eq!(check_inside_lesson(path, &at, &mut diagnostics), inside, "{path}");
             assert_eq!(diagnostics.is_empty(), inside, "{path}");
         }
     }

@@ -76,10 +76,7 @@ pub fn check_lesson(dir: &Path) -> Checked {
         loaded_quizzes: Vec::new(),
     };
     loader.load();
-    Checked {
-        lesson: loader.lesson,
-        diagnostics: loader.diagnostics.into_sorted(),
-    }
+    Checked { lesson: loader.lesson, diagnostics: loader.diagnostics.into_sorted() }
 }
 
 struct Loader<'a> {
@@ -105,10 +102,7 @@ impl Loader<'_> {
         }
         for (relative, listed_at) in &manifest.sections {
             let fix = "create the file, or remove it from `sections` in lesson.toml";
-            let Some(file) = self
-                .files
-                .read(relative, listed_at, fix, &mut self.diagnostics)
-            else {
+            let Some(file) = self.files.read(relative, listed_at, fix, &mut self.diagnostics) else {
                 continue;
             };
             let section = read_section(relative, &file, &mut self.diagnostics);
@@ -122,13 +116,9 @@ impl Loader<'_> {
     }
 
     fn read_manifest(&mut self) -> Manifest {
-        let fix =
-            "create lesson.toml with `title`, `summary` and `sections = [\"01-intro.md\", ...]`";
+        let fix = "create lesson.toml with `title`, `summary` and `sections = [\"01-intro.md\", ...]`";
         let start = self.files.start_of("lesson.toml");
-        match self
-            .files
-            .read("lesson.toml", &start, fix, &mut self.diagnostics)
-        {
+        match self.files.read("lesson.toml", &start, fix, &mut self.diagnostics) {
             Some(file) => read_manifest(&file, &mut self.diagnostics),
             None => Manifest::default(),
         }
@@ -140,18 +130,11 @@ impl Loader<'_> {
         let key = (directive.kind, directive.argument.clone());
         if let Some(first) = self.first_embeds.get(&key) {
             // A quiz or exercise embedded twice would share one saved state on the page.
-            if matches!(
-                directive.kind,
-                DirectiveKind::Quiz | DirectiveKind::Exercise
-            ) {
+            if matches!(directive.kind, DirectiveKind::Quiz | DirectiveKind::Exercise) {
                 self.diagnostics.error(
                     "duplicate-embed",
                     location,
-                    format!(
-                        "the {} `{}` is already embedded at {first}",
-                        directive.kind.name(),
-                        directive.argument
-                    ),
+                    format!("the {} `{}` is already embedded at {first}", directive.kind.name(), directive.argument),
                     "embed each quiz and exercise once",
                 );
             }
@@ -162,9 +145,7 @@ impl Loader<'_> {
         match directive.kind {
             DirectiveKind::Quiz => self.embed_quiz(argument, &location),
             DirectiveKind::Exercise => {
-                if let Some(exercise) =
-                    read_exercise(self.files, argument, &location, &mut self.diagnostics)
-                {
+                if let Some(exercise) = read_exercise(self.files, argument, &location, &mut self.diagnostics) {
                     self.lesson.exercises.insert(argument.to_string(), exercise);
                 }
             }
@@ -185,13 +166,7 @@ impl Loader<'_> {
     }
 
     /// Checks a path argument's form; true if it may be read.
-    fn check_path(
-        &mut self,
-        path: &str,
-        extension: &str,
-        kind: DirectiveKind,
-        location: &Location,
-    ) -> bool {
+    fn check_path(&mut self, path: &str, extension: &str, kind: DirectiveKind, location: &Location) -> bool {
         if !check_inside_lesson(path, location, &mut self.diagnostics) {
             return false;
         }
@@ -199,10 +174,7 @@ impl Loader<'_> {
             self.diagnostics.error(
                 "invalid-value",
                 location.clone(),
-                format!(
-                    "a {} must be a `{extension}` file, but `{path}` is not",
-                    kind.name(),
-                ),
+                format!("a {} must be a `{extension}` file, but `{path}` is not", kind.name(),),
                 format!("write it as `{}`", kind.example()),
             );
             return false;
@@ -219,9 +191,7 @@ impl Loader<'_> {
             return;
         };
         if let Some(loaded) = read_quiz(&file, self.strictness, &mut self.diagnostics) {
-            self.lesson
-                .quizzes
-                .insert(path.to_string(), loaded.quiz.clone());
+            self.lesson.quizzes.insert(path.to_string(), loaded.quiz.clone());
             self.loaded_quizzes.push(loaded);
         }
     }
@@ -261,46 +231,33 @@ impl Loader<'_> {
     /// A quiz, diagram, exercise or section file that nothing uses is almost
     /// always a forgotten directive or a typo in a path.
     fn check_unused_files(&mut self, manifest: &Manifest) {
-        let embedded = |kind: DirectiveKind, argument: &str| {
-            self.first_embeds
-                .contains_key(&(kind, argument.to_string()))
-        };
+        let embedded =
+            |kind: DirectiveKind, argument: &str| self.first_embeds.contains_key(&(kind, argument.to_string()));
         let mut unused: Vec<(String, String)> = Vec::new();
         for path in self.files.list("quizzes", ".toml") {
             if !embedded(DirectiveKind::Quiz, &path) {
-                let fix =
-                    format!("embed it in a section with `{{{{#quiz {path}}}}}`, or delete it");
+                let fix = format!("embed it in a section with `{{{{#quiz {path}}}}}`, or delete it");
                 unused.push((path, fix));
             }
         }
         for path in self.files.list("diagrams", ".svg") {
             if !embedded(DirectiveKind::Diagram, &path) {
-                let fix =
-                    format!("embed it in a section with `{{{{#diagram {path}}}}}`, or delete it");
+                let fix = format!("embed it in a section with `{{{{#diagram {path}}}}}`, or delete it");
                 unused.push((path, fix));
             }
         }
         for name in self.files.exercise_folders() {
             if !embedded(DirectiveKind::Exercise, &name) {
-                let fix = format!(
-                    "embed it in a section with `{{{{#exercise {name}}}}}`, or delete the folder"
-                );
+                let fix = format!("embed it in a section with `{{{{#exercise {name}}}}}`, or delete the folder");
                 unused.push((format!("{name}/exercise.toml"), fix));
             }
         }
         // Only when `sections` was read: otherwise every section would look unused.
         if !manifest.sections.is_empty() {
-            let listed: BTreeSet<&str> = manifest
-                .sections
-                .iter()
-                .map(|(path, _)| path.as_str())
-                .collect();
+            let listed: BTreeSet<&str> = manifest.sections.iter().map(|(path, _)| path.as_str()).collect();
             for path in self.files.list("", ".md") {
                 if path != "README.md" && !listed.contains(path.as_str()) {
-                    unused.push((
-                        path,
-                        "add it to `sections` in lesson.toml, or delete it".to_string(),
-                    ));
+                    unused.push((path, "add it to `sections` in lesson.toml, or delete it".to_string()));
                 }
             }
         }

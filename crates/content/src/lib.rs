@@ -102,8 +102,8 @@ pub mod markdown_lines;
 pub mod quiz;
 pub mod readme;
 pub mod render;
-pub mod rules_section;
 pub mod report;
+pub mod rules_section;
 pub mod section;
 pub mod toml_reader;
 

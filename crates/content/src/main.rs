@@ -38,11 +38,7 @@ enum Command {
 }
 
 /// The value of `--name value` or `--name=value` at `arguments[*index]`, advancing past it.
-fn option_value(
-    name: &str,
-    arguments: &[String],
-    index: &mut usize,
-) -> Result<Option<String>, String> {
+fn option_value(name: &str, arguments: &[String], index: &mut usize) -> Result<Option<String>, String> {
     let argument = &arguments[*index];
     if let Some(value) = argument.strip_prefix(&format!("{name}=")) {
         return Ok(Some(value.to_string()));
@@ -58,10 +54,7 @@ fn option_value(
 }
 
 fn parse_arguments(arguments: &[String]) -> Result<Command, String> {
-    if arguments
-        .iter()
-        .any(|argument| argument == "--help" || argument == "-h")
-    {
+    if arguments.iter().any(|argument| argument == "--help" || argument == "-h") {
         return Ok(Command::Help);
     }
     let (subcommand, rest) = arguments.split_first().ok_or("no command given")?;
@@ -130,10 +123,7 @@ fn render(lesson_dir: &Path, out: &Path) -> ExitCode {
     let report = Report::new(&checked);
     if !checked.diagnostics.is_empty() {
         eprint!("{}", report.to_text());
-        eprintln!(
-            "content: not rendering {}: fix the errors above first",
-            lesson_dir.display()
-        );
+        eprintln!("content: not rendering {}: fix the errors above first", lesson_dir.display());
         return ExitCode::from(EXIT_ERRORS);
     }
     let json = to_json(&render_lesson(&checked.lesson));
@@ -168,9 +158,7 @@ fn main() -> ExitCode {
             println!("{USAGE}");
             ExitCode::SUCCESS
         }
-        Command::Check { lesson_dir, .. } | Command::Render { lesson_dir, .. }
-            if !lesson_dir.is_dir() =>
-        {
+        Command::Check { lesson_dir, .. } | Command::Render { lesson_dir, .. } if !lesson_dir.is_dir() => {
             usage_error(&format!("`{}` is not a directory", lesson_dir.display()))
         }
         Command::Check { lesson_dir, format } => check(&lesson_dir, format),
@@ -190,34 +178,16 @@ mod tests {
     #[test]
     fn parses_commands_and_options() {
         let lesson_dir = PathBuf::from("dir");
-        assert_eq!(
-            parse("check dir"),
-            Ok(Command::Check {
-                lesson_dir: lesson_dir.clone(),
-                format: Format::Text
-            })
-        );
+        assert_eq!(parse("check dir"), Ok(Command::Check { lesson_dir: lesson_dir.clone(), format: Format::Text }));
         assert_eq!(
             parse("check --format json dir"),
-            Ok(Command::Check {
-                lesson_dir: lesson_dir.clone(),
-                format: Format::Json
-            })
+            Ok(Command::Check { lesson_dir: lesson_dir.clone(), format: Format::Json })
         );
         assert_eq!(
             parse("check dir --format=json"),
-            Ok(Command::Check {
-                lesson_dir: lesson_dir.clone(),
-                format: Format::Json
-            })
+            Ok(Command::Check { lesson_dir: lesson_dir.clone(), format: Format::Json })
         );
-        assert_eq!(
-            parse("render dir --out x.json"),
-            Ok(Command::Render {
-                lesson_dir,
-                out: PathBuf::from("x.json")
-            })
-        );
+        assert_eq!(parse("render dir --out x.json"), Ok(Command::Render { lesson_dir, out: PathBuf::from("x.json") }));
         assert_eq!(parse("render dir --help"), Ok(Command::Help));
     }
 

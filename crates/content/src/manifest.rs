@@ -21,13 +21,7 @@ pub struct Manifest {
     pub sections: Vec<(String, Location)>,
 }
 
-const MANIFEST_KEYS: &[&str] = &[
-    "title",
-    "summary",
-    "source",
-    "require_explanations",
-    "sections",
-];
+const MANIFEST_KEYS: &[&str] = &["title", "summary", "source", "require_explanations", "sections"];
 
 /// Reads `lesson.toml`, reporting every problem. Fields that could not be
 /// read keep their defaults, so the rest of the lesson can still be checked.
@@ -56,12 +50,8 @@ pub fn read_manifest(file: &SourceFile, diagnostics: &mut Diagnostics) -> Manife
             manifest.summary = text.text;
         }
     }
-    manifest.source = root
-        .string("source", false, diagnostics)
-        .map(|source| source.text);
-    manifest.require_explanations = root
-        .boolean("require_explanations", false, diagnostics)
-        .unwrap_or(false);
+    manifest.source = root.string("source", false, diagnostics).map(|source| source.text);
+    manifest.require_explanations = root.boolean("require_explanations", false, diagnostics).unwrap_or(false);
 
     let Some(sections) = root.string_array("sections", true, diagnostics) else {
         return manifest;
@@ -81,10 +71,7 @@ pub fn read_manifest(file: &SourceFile, diagnostics: &mut Diagnostics) -> Manife
             diagnostics.error(
                 "duplicate-section",
                 location,
-                format!(
-                    "`{}` is listed twice in `sections` (first at {first})",
-                    section.text
-                ),
+                format!("`{}` is listed twice in `sections` (first at {first})", section.text),
                 "list each section once",
             );
             continue;

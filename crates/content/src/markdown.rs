@@ -27,10 +27,7 @@ pub fn to_html(markdown: &str) -> String {
 pub fn to_inline_html(markdown: &str) -> String {
     let rendered = to_html(markdown);
     let trimmed = rendered.trim_end();
-    if let Some(inner) = trimmed
-        .strip_prefix("<p>")
-        .and_then(|rest| rest.strip_suffix("</p>"))
-    {
+    if let Some(inner) = trimmed.strip_prefix("<p>").and_then(|rest| rest.strip_suffix("</p>")) {
         if !inner.contains("<p>") {
             return inner.to_string();
         }
@@ -56,21 +53,14 @@ pub fn escape_attribute(text: &str) -> String {
 
 /// The placeholder element a directive becomes.
 pub fn embed_placeholder(kind: DirectiveKind, source: &str) -> String {
-    format!(
-        "<div class=\"embed\" data-kind=\"{}\" data-src=\"{}\"></div>",
-        kind.name(),
-        escape_attribute(source)
-    )
+    format!("<div class=\"embed\" data-kind=\"{}\" data-src=\"{}\"></div>", kind.name(), escape_attribute(source))
 }
 
 /// Renders a section, replacing each directive's line with its placeholder.
 pub fn section_to_html(markdown: &str, directives: &[Directive]) -> String {
     let mut source = String::with_capacity(markdown.len() + directives.len() * 80);
     for (index, line) in markdown.split_inclusive('\n').enumerate() {
-        match directives
-            .iter()
-            .find(|directive| directive.line == index + 1)
-        {
+        match directives.iter().find(|directive| directive.line == index + 1) {
             Some(directive) => {
                 source.push('\n');
                 source.push_str(&embed_placeholder(directive.kind, &directive.argument));
@@ -96,12 +86,8 @@ mod tests {
 
     #[test]
     fn directives_become_placeholders_even_inside_paragraph_text() {
-        let directive = Directive {
-            kind: DirectiveKind::Quiz,
-            argument: "quizzes/a&b.toml".to_string(),
-            line: 2,
-            column: 1,
-        };
+        let directive =
+            Directive { kind: DirectiveKind::Quiz, argument: "quizzes/a&b.toml".to_string(), line: 2, column: 1 };
         assert_eq!(
             section_to_html("Before\n{{#quiz quizzes/a&b.toml}}\nafter\n", &[directive]),
             "<p>Before</p>\n<div class=\"embed\" data-kind=\"quiz\" data-src=\"quizzes/a&amp;b.toml\"></div>\n<p>after</p>\n"
@@ -110,10 +96,7 @@ mod tests {
 
     #[test]
     fn inline_html_unwraps_one_paragraph_only() {
-        assert_eq!(
-            to_inline_html("Use `cas` *now*."),
-            "Use <code>cas</code> <em>now</em>."
-        );
+        assert_eq!(to_inline_html("Use `cas` *now*."), "Use <code>cas</code> <em>now</em>.");
         assert_eq!(to_inline_html("One.\n\nTwo."), "<p>One.</p>\n<p>Two.</p>");
     }
 }

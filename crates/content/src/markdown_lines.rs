@@ -32,14 +32,8 @@ fn fence_of(line: &str) -> Option<Fence> {
         return None;
     }
     let rest = &line[indent..];
-    let marker = rest
-        .chars()
-        .next()
-        .filter(|first| *first == '`' || *first == '~')?;
-    let length = rest
-        .chars()
-        .take_while(|character| *character == marker)
-        .count();
+    let marker = rest.chars().next().filter(|first| *first == '`' || *first == '~')?;
+    let length = rest.chars().take_while(|character| *character == marker).count();
     if length < 3 {
         return None;
     }
@@ -66,10 +60,7 @@ pub fn markdown_lines(text: &str) -> Vec<MarkdownLine<'_>> {
             (Some(current), Some(fence)) => {
                 let closes = fence.marker == current.marker
                     && fence.length >= current.length
-                    && line
-                        .trim()
-                        .chars()
-                        .all(|character| character == current.marker);
+                    && line.trim().chars().all(|character| character == current.marker);
                 if closes {
                     open = None;
                 }
@@ -78,12 +69,7 @@ pub fn markdown_lines(text: &str) -> Vec<MarkdownLine<'_>> {
             (Some(_), None) => true,
             (None, None) => false,
         };
-        lines.push(MarkdownLine {
-            number: index + 1,
-            start,
-            text: line,
-            in_code,
-        });
+        lines.push(MarkdownLine { number: index + 1, start, text: line, in_code });
         start += raw_line.len();
     }
     lines
@@ -96,10 +82,7 @@ pub fn find_outside_inline_code(line: &str, needle: &str) -> Option<usize> {
     let mut index = 0;
     while index < bytes.len() {
         if bytes[index] == b'`' {
-            let run = bytes[index..]
-                .iter()
-                .take_while(|byte| **byte == b'`')
-                .count();
+            let run = bytes[index..].iter().take_while(|byte| **byte == b'`').count();
             if let Some(close) = closing_backticks(&line[index + run..], run) {
                 index += run + close + run;
                 continue;
@@ -121,10 +104,7 @@ fn closing_backticks(rest: &str, run: usize) -> Option<usize> {
     let mut index = 0;
     while index < bytes.len() {
         if bytes[index] == b'`' {
-            let length = bytes[index..]
-                .iter()
-                .take_while(|byte| **byte == b'`')
-                .count();
+            let length = bytes[index..].iter().take_while(|byte| **byte == b'`').count();
             if length == run {
                 return Some(index);
             }
@@ -143,33 +123,17 @@ mod tests {
     #[test]
     fn marks_fenced_lines_as_code() {
         let text = "a\n```js\n{{#quiz x}}\n```\nb\n~~~~\n```\n~~~~\nc";
-        let code: Vec<(usize, bool)> = markdown_lines(text)
-            .iter()
-            .map(|line| (line.number, line.in_code))
-            .collect();
+        let code: Vec<(usize, bool)> = markdown_lines(text).iter().map(|line| (line.number, line.in_code)).collect();
         assert_eq!(
             code,
-            [
-                (1, false),
-                (2, true),
-                (3, true),
-                (4, true),
-                (5, false),
-                (6, true),
-                (7, true),
-                (8, true),
-                (9, false)
-            ]
+            [(1, false), (2, true), (3, true), (4, true), (5, false), (6, true), (7, true), (8, true), (9, false)]
         );
     }
 
     #[test]
     fn offsets_point_at_line_starts() {
         let text = "ab\r\ncd\n";
-        let starts: Vec<(usize, &str)> = markdown_lines(text)
-            .iter()
-            .map(|line| (line.start, line.text))
-            .collect();
+        let starts: Vec<(usize, &str)> = markdown_lines(text).iter().map(|line| (line.start, line.text)).collect();
         assert_eq!(starts, [(0, "ab"), (4, "cd")]);
     }
 

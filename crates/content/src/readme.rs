@@ -31,10 +31,7 @@ const HINTS_HEADING: &str = "## Hints";
 
 /// The heading level of an ATX heading line (`## x` is 2), if it is one.
 fn heading_level(line: &str) -> Option<usize> {
-    let level = line
-        .chars()
-        .take_while(|character| *character == '#')
-        .count();
+    let level = line.chars().take_while(|character| *character == '#').count();
     let after = &line[level..];
     let is_heading = (1..=6).contains(&level) && (after.is_empty() || after.starts_with(' '));
     is_heading.then_some(level)
@@ -49,11 +46,7 @@ pub fn read_readme(file: &SourceFile, diagnostics: &mut Diagnostics) -> Readme {
     let mut in_hints = false;
     let mut hints_heading_offset = None;
     for line in markdown_lines(&file.text) {
-        let level = if line.in_code {
-            None
-        } else {
-            heading_level(line.text)
-        };
+        let level = if line.in_code { None } else { heading_level(line.text) };
         if level.is_some() && line.text.trim_end() == HINTS_HEADING {
             in_hints = true;
             hints_heading_offset = Some(line.start);
@@ -79,10 +72,7 @@ pub fn read_readme(file: &SourceFile, diagnostics: &mut Diagnostics) -> Readme {
                     format!("hints unlock in order: call it `### {expected}`"),
                 );
             }
-            hints.push(Hint {
-                title,
-                markdown: String::new(),
-            });
+            hints.push(Hint { title, markdown: String::new() });
             hint_offsets.push(line.start);
         } else if let Some(hint) = hints.last_mut() {
             hint.markdown.push_str(line.text);
@@ -124,10 +114,7 @@ pub fn read_readme(file: &SourceFile, diagnostics: &mut Diagnostics) -> Readme {
             );
         }
     }
-    Readme {
-        instructions: instructions.trim_end().to_string() + "\n",
-        hints,
-    }
+    Readme { instructions: instructions.trim_end().to_string() + "\n", hints }
 }
 
 #[cfg(test)]
@@ -138,14 +125,7 @@ mod tests {
         let file = SourceFile::new("R.md", text);
         let mut diagnostics = Diagnostics::default();
         let readme = read_readme(&file, &mut diagnostics);
-        (
-            readme,
-            diagnostics
-                .into_sorted()
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-        )
+        (readme, diagnostics.into_sorted().iter().map(ToString::to_string).collect())
     }
 
     #[test]
@@ -154,50 +134,25 @@ mod tests {
             "# Do it\n\nText.\n\n```md\n## Hints\n```\n\n## Hints\n\n### Hint 1\n\nFirst.\n\n### Hint 2\n\nSecond\nline.\n",
         );
         assert!(problems.is_empty(), "{problems:?}");
-        assert_eq!(
-            readme.instructions,
-            "# Do it\n\nText.\n\n```md\n## Hints\n```\n"
-        );
-        let hints: Vec<(&str, &str)> = readme
-            .hints
-            .iter()
-            .map(|hint| (hint.title.as_str(), hint.markdown.as_str()))
-            .collect();
+        assert_eq!(readme.instructions, "# Do it\n\nText.\n\n```md\n## Hints\n```\n");
+        let hints: Vec<(&str, &str)> =
+            readme.hints.iter().map(|hint| (hint.title.as_str(), hint.markdown.as_str())).collect();
         assert_eq!(hints, [("Hint 1", "First."), ("Hint 2", "Second\nline.")]);
     }
 
     #[test]
     fn reports_missing_and_malformed_hints() {
         let cases = [
-            (
-                "# T\n",
-                "R.md:2:1: error: the README has no `## Hints` section",
-            ),
-            (
-                "# T\n## Hints\n\n",
-                "R.md:2:1: error: the `## Hints` section has no hints",
-            ),
-            (
-                "# T\n## Hints\n### Hint 2\nx\n",
-                "R.md:3:1: error: the hint heading `### Hint 2` is out of sequence",
-            ),
-            (
-                "# T\n## Hints\nstray\n### Hint 1\nx\n",
-                "R.md:3:1: error: text between `## Hints`",
-            ),
-            (
-                "# T\n## Hints\n### Hint 1\n\n",
-                "R.md:3:1: error: hint 1 has no text",
-            ),
+            ("# T\n", "R.md:2:1: error: the README has no `## Hints` section"),
+            ("# T\n## Hints\n\n", "R.md:2:1: error: the `## Hints` section has no hints"),
+            ("# T\n## Hints\n### Hint 2\nx\n", "R.md:3:1: error: the hint heading `### Hint 2` is out of sequence"),
+            ("# T\n## Hints\nstray\n### Hint 1\nx\n", "R.md:3:1: error: text between `## Hints`"),
+            ("# T\n## Hints\n### Hint 1\n\n", "R.md:3:1: error: hint 1 has no text"),
         ];
         for (text, expected_start) in cases {
             let (_, problems) = read(text);
             assert_eq!(problems.len(), 1, "{text:?}: {problems:?}");
-            assert!(
-                problems[0].starts_with(expected_start),
-                "{text:?}: {}",
-                problems[0]
-            );
+            assert!(problems[0].starts_with(expected_start), "{text:?}: {}", problems[0]);
         }
     }
 }

@@ -222,37 +222,22 @@ pub fn render_lesson(lesson: &Lesson) -> RenderedLesson {
                 embeds: section
                     .directives
                     .iter()
-                    .map(|directive| RenderedEmbed {
-                        kind: directive.kind,
-                        src: directive.argument.clone(),
-                    })
+                    .map(|directive| RenderedEmbed { kind: directive.kind, src: directive.argument.clone() })
                     .collect(),
             })
             .collect(),
-        quizzes: lesson
-            .quizzes
-            .iter()
-            .map(|(path, quiz)| (path.clone(), render_quiz(quiz)))
-            .collect(),
-        exercises: lesson
-            .exercises
-            .iter()
-            .map(|(name, exercise)| (name.clone(), render_exercise(exercise)))
-            .collect(),
+        quizzes: lesson.quizzes.iter().map(|(path, quiz)| (path.clone(), render_quiz(quiz))).collect(),
+        exercises: lesson.exercises.iter().map(|(name, exercise)| (name.clone(), render_exercise(exercise))).collect(),
         diagrams: lesson
             .diagrams
             .iter()
-            .map(|(path, diagram)| {
-                (
-                    path.clone(),
-                    RenderedDiagram {
-                        svg: diagram.svg.clone(),
-                    },
-                )
-            })
+            .map(|(path, diagram)| (path.clone(), RenderedDiagram { svg: diagram.svg.clone() }))
             .collect(),
         widgets: lesson.widgets.iter().cloned().collect(),
-        grading: Grading { grader_version: grader::registry::GRADER_VERSION.to_string(), seeds: grader::registry::defaults().seeds },
+        grading: Grading {
+            grader_version: grader::registry::GRADER_VERSION.to_string(),
+            seeds: grader::registry::defaults().seeds,
+        },
     }
 }
 
@@ -290,25 +275,14 @@ fn render_common(common: &QuestionCommon) -> RenderedCommon {
 fn render_question(question: &Question) -> RenderedQuestion {
     match question {
         Question::MultipleChoice(question) => render_multiple_choice(question),
-        Question::ShortAnswer(ShortAnswer {
-            common,
-            prompt,
-            answer,
-        }) => RenderedQuestion::ShortAnswer {
+        Question::ShortAnswer(ShortAnswer { common, prompt, answer }) => RenderedQuestion::ShortAnswer {
             common: render_common(common),
             prompt_html: to_html(&prompt.prompt),
-            response: prompt
-                .response
-                .clone()
-                .unwrap_or_else(|| "short".to_string()),
+            response: prompt.response.clone().unwrap_or_else(|| "short".to_string()),
             answer: answer.answer.clone(),
             alternatives: answer.alternatives.clone().unwrap_or_default(),
         },
-        Question::Tracing(Tracing {
-            common,
-            prompt,
-            answer,
-        }) => RenderedQuestion::Tracing {
+        Question::Tracing(Tracing { common, prompt, answer }) => RenderedQuestion::Tracing {
             common: render_common(common),
             program: prompt.program.clone(),
             does_compile: answer.does_compile,
@@ -319,22 +293,12 @@ fn render_question(question: &Question) -> RenderedQuestion {
 }
 
 fn render_multiple_choice(question: &MultipleChoice) -> RenderedQuestion {
-    let answer_explanations: Vec<&str> = question
-        .explain
-        .as_ref()
-        .map(|explain| explain.answer.texts())
-        .unwrap_or_default();
-    let distractor_explanations: Vec<&String> = question
-        .explain
-        .iter()
-        .flat_map(|explain| &explain.distractors)
-        .collect();
-    let explanation =
-        |texts: &[&str], index: usize| texts.get(index).map(|text| to_inline_html(text));
-    let distractor_texts: Vec<&str> = distractor_explanations
-        .iter()
-        .map(|text| text.as_str())
-        .collect();
+    let answer_explanations: Vec<&str> =
+        question.explain.as_ref().map(|explain| explain.answer.texts()).unwrap_or_default();
+    let distractor_explanations: Vec<&String> =
+        question.explain.iter().flat_map(|explain| &explain.distractors).collect();
+    let explanation = |texts: &[&str], index: usize| texts.get(index).map(|text| to_inline_html(text));
+    let distractor_texts: Vec<&str> = distractor_explanations.iter().map(|text| text.as_str()).collect();
 
     let mut options: Vec<RenderedOption> = question
         .answer
@@ -348,18 +312,11 @@ fn render_multiple_choice(question: &MultipleChoice) -> RenderedQuestion {
             explanation_html: explanation(&answer_explanations, index),
         })
         .collect();
-    options.extend(
-        question
-            .prompt
-            .distractors
-            .iter()
-            .enumerate()
-            .map(|(index, text)| RenderedOption {
-                html: to_inline_html(text),
-                correct: false,
-                explanation_html: explanation(&distractor_texts, index),
-            }),
-    );
+    options.extend(question.prompt.distractors.iter().enumerate().map(|(index, text)| RenderedOption {
+        html: to_inline_html(text),
+        correct: false,
+        explanation_html: explanation(&distractor_texts, index),
+    }));
     RenderedQuestion::MultipleChoice {
         common: render_common(&question.common),
         prompt_html: to_html(&question.prompt.prompt),
@@ -382,10 +339,7 @@ fn render_exercise(exercise: &Exercise) -> RenderedExercise {
             .readme
             .hints
             .iter()
-            .map(|hint| RenderedHint {
-                title: hint.title.clone(),
-                html: to_html(&hint.markdown),
-            })
+            .map(|hint| RenderedHint { title: hint.title.clone(), html: to_html(&hint.markdown) })
             .collect(),
         lab: grader::registry::info(&exercise.name).and_then(|entry| entry.lab).map(str::to_string),
     }

@@ -131,7 +131,10 @@ mod tests {
     fn every_difference_is_an_error_at_its_line() {
         let cases = [
             ("# T\n", "x/README.md:2:1: error: the README has no `## What the tests check` section"),
-            ("# T\n## What the tests check\n- `one`: First rule.\n", "x/README.md:2:1: error: the grader checks the rule `two`, but the README does not list it"),
+            (
+                "# T\n## What the tests check\n- `one`: First rule.\n",
+                "x/README.md:2:1: error: the grader checks the rule `two`, but the README does not list it",
+            ),
             (
                 "# T\n## What the tests check\n- `one`: First rule.\n- `two`: Second rule.\n- `three`: Extra.\n",
                 "x/README.md:5:1: error: the README lists the rule `three`, which the x grader does not check",

@@ -60,11 +60,7 @@ pub fn leading_heading(markdown: &str) -> Result<String, usize> {
             Event::Start(Tag::Heading { .. }) if !in_heading => in_heading = true,
             Event::End(TagEnd::Heading(_)) => {
                 let title = title.trim().to_string();
-                return if title.is_empty() {
-                    Err(range.start)
-                } else {
-                    Ok(title)
-                };
+                return if title.is_empty() { Err(range.start) } else { Ok(title) };
             }
             Event::Text(text) | Event::Code(text) if in_heading => title.push_str(&text),
             Event::SoftBreak | Event::HardBreak if in_heading => title.push(' '),
@@ -82,14 +78,8 @@ mod tests {
     #[test]
     fn title_is_the_leading_heading_of_any_level() {
         for (markdown, expected) in [
-            (
-                "# Ownership Election\n\ntext",
-                Ok("Ownership Election".to_string()),
-            ),
-            (
-                "\n\n## The `CAS` *basics*\n",
-                Ok("The CAS basics".to_string()),
-            ),
+            ("# Ownership Election\n\ntext", Ok("Ownership Election".to_string())),
+            ("\n\n## The `CAS` *basics*\n", Ok("The CAS basics".to_string())),
             ("Locks\n=====\n", Ok("Locks".to_string())),
             ("text first\n\n## Later\n", Err(0)),
             ("\n\nplain\n", Err(2)),

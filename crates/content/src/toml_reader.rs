@@ -15,10 +15,7 @@ use crate::diagnostic::{closest_name, Diagnostics, SourceFile};
 
 /// Parses a whole TOML file. On syntax errors, reports each one and returns
 /// `None`: checking the fields of a half-parsed file would only add noise.
-pub fn parse_document<'i>(
-    file: &'i SourceFile,
-    diagnostics: &mut Diagnostics,
-) -> Option<Spanned<DeTable<'i>>> {
+pub fn parse_document<'i>(file: &'i SourceFile, diagnostics: &mut Diagnostics) -> Option<Spanned<DeTable<'i>>> {
     let (document, errors) = DeTable::parse_recoverable(&file.text);
     if errors.is_empty() {
         return Some(document);
@@ -101,13 +98,7 @@ pub struct TableView<'a, 'i> {
 impl<'a, 'i> TableView<'a, 'i> {
     /// A view of a whole document.
     pub fn root(file: &'a SourceFile, table: &'a DeTable<'i>, owner: impl Into<String>) -> Self {
-        Self {
-            file,
-            table,
-            span: 0..0,
-            key_prefix: String::new(),
-            owner: owner.into(),
-        }
+        Self { file, table, span: 0..0, key_prefix: String::new(), owner: owner.into() }
     }
 
     /// Reports every key not in `allowed`, suggesting the closest allowed name.
@@ -145,8 +136,7 @@ impl<'a, 'i> TableView<'a, 'i> {
 
     /// The span of a key's value, or of the table when the key is absent.
     pub fn span_of(&self, key: &str) -> Range<usize> {
-        self.get(key)
-            .map_or(self.span.clone(), |value| value.span())
+        self.get(key).map_or(self.span.clone(), |value| value.span())
     }
 
     fn report_missing(&self, key: &str, example: &str, diagnostics: &mut Diagnostics) {
@@ -180,12 +170,7 @@ impl<'a, 'i> TableView<'a, 'i> {
     }
 
     /// A string field; reports a missing (when `required`) or non-string value.
-    pub fn string(
-        &self,
-        key: &str,
-        required: bool,
-        diagnostics: &mut Diagnostics,
-    ) -> Option<SpannedText> {
+    pub fn string(&self, key: &str, required: bool, diagnostics: &mut Diagnostics) -> Option<SpannedText> {
         let example = "\"...\"";
         let Some(value) = self.get(key) else {
             if required {
@@ -194,10 +179,7 @@ impl<'a, 'i> TableView<'a, 'i> {
             return None;
         };
         match value.get_ref() {
-            DeValue::String(text) => Some(SpannedText {
-                text: text.to_string(),
-                span: value.span(),
-            }),
+            DeValue::String(text) => Some(SpannedText { text: text.to_string(), span: value.span() }),
             _ => {
                 self.report_wrong_type(key, "a string", value, example, diagnostics);
                 None
@@ -206,12 +188,7 @@ impl<'a, 'i> TableView<'a, 'i> {
     }
 
     /// An array-of-strings field.
-    pub fn string_array(
-        &self,
-        key: &str,
-        required: bool,
-        diagnostics: &mut Diagnostics,
-    ) -> Option<Vec<SpannedText>> {
+    pub fn string_array(&self, key: &str, required: bool, diagnostics: &mut Diagnostics) -> Option<Vec<SpannedText>> {
         let example = "[\"...\", \"...\"]";
         let Some(value) = self.get(key) else {
             if required {
@@ -227,12 +204,7 @@ impl<'a, 'i> TableView<'a, 'i> {
     }
 
     /// A field that is a string or an array of strings.
-    pub fn one_or_many(
-        &self,
-        key: &str,
-        required: bool,
-        diagnostics: &mut Diagnostics,
-    ) -> Option<OneOrMany> {
+    pub fn one_or_many(&self, key: &str, required: bool, diagnostics: &mut Diagnostics) -> Option<OneOrMany> {
         let Some(value) = self.get(key) else {
             if required {
                 self.report_missing(key, "\"...\"", diagnostics);
@@ -240,10 +212,7 @@ impl<'a, 'i> TableView<'a, 'i> {
             return None;
         };
         if let DeValue::String(text) = value.get_ref() {
-            return Some(OneOrMany::One(SpannedText {
-                text: text.to_string(),
-                span: value.span(),
-            }));
+            return Some(OneOrMany::One(SpannedText { text: text.to_string(), span: value.span() }));
         }
         match string_items(value) {
             Some(items) => Some(OneOrMany::Many(items, value.span())),
@@ -256,12 +225,7 @@ impl<'a, 'i> TableView<'a, 'i> {
     }
 
     /// A boolean field.
-    pub fn boolean(
-        &self,
-        key: &str,
-        required: bool,
-        diagnostics: &mut Diagnostics,
-    ) -> Option<bool> {
+    pub fn boolean(&self, key: &str, required: bool, diagnostics: &mut Diagnostics) -> Option<bool> {
         let Some(value) = self.get(key) else {
             if required {
                 self.report_missing(key, "true", diagnostics);
@@ -285,11 +249,7 @@ impl<'a, 'i> TableView<'a, 'i> {
             return None;
         };
         let written = integer.as_str().replace('_', "");
-        let parsed = if integer.radix() == 10 {
-            written.parse::<usize>().ok()
-        } else {
-            None
-        };
+        let parsed = if integer.radix() == 10 { written.parse::<usize>().ok() } else { None };
         if parsed.is_none() {
             diagnostics.error(
                 "wrong-type",
@@ -298,10 +258,7 @@ impl<'a, 'i> TableView<'a, 'i> {
                     "`{}{key}` in {} must be a whole number from 0 up, but it is {written}",
                     self.key_prefix, self.owner
                 ),
-                format!(
-                    "write it as `{}{key} = 0` or another number from 0 up",
-                    self.key_prefix
-                ),
+                format!("write it as `{}{key} = 0` or another number from 0 up", self.key_prefix),
             );
         }
         parsed.map(|number| (number, value.span()))
@@ -348,7 +305,10 @@ impl<'a, 'i> TableView<'a, 'i> {
                         self.owner,
                         kind_name(value.get_ref())
                     ),
-                    format!("write its fields as dotted keys, for example `{}{key}.{example_field} = \"...\"`", self.key_prefix),
+                    format!(
+                        "write its fields as dotted keys, for example `{}{key}.{example_field} = \"...\"`",
+                        self.key_prefix
+                    ),
                 );
                 None
             }
@@ -364,10 +324,7 @@ fn string_items(value: &Spanned<DeValue<'_>>) -> Option<Vec<SpannedText>> {
     items
         .iter()
         .map(|item| match item.get_ref() {
-            DeValue::String(text) => Some(SpannedText {
-                text: text.to_string(),
-                span: item.span(),
-            }),
+            DeValue::String(text) => Some(SpannedText { text: text.to_string(), span: item.span() }),
             _ => None,
         })
         .collect()
@@ -377,21 +334,14 @@ fn string_items(value: &Spanned<DeValue<'_>>) -> Option<Vec<SpannedText>> {
 mod tests {
     use super::*;
 
-    fn diagnostics_of(
-        text: &str,
-        read: impl Fn(&TableView<'_, '_>, &mut Diagnostics),
-    ) -> Vec<String> {
+    fn diagnostics_of(text: &str, read: impl Fn(&TableView<'_, '_>, &mut Diagnostics)) -> Vec<String> {
         let file = SourceFile::new("f.toml", text);
         let mut diagnostics = Diagnostics::default();
         if let Some(document) = parse_document(&file, &mut diagnostics) {
             let view = TableView::root(&file, document.get_ref(), "the file");
             read(&view, &mut diagnostics);
         }
-        diagnostics
-            .into_sorted()
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+        diagnostics.into_sorted().iter().map(ToString::to_string).collect()
     }
 
     #[test]
@@ -400,10 +350,7 @@ mod tests {
         assert!(!found.is_empty());
         // The parser reports an unclosed string where the line ends.
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(
-            found[0].starts_with("f.toml:2:10: error: invalid TOML: invalid basic string"),
-            "{found:?}"
-        );
+        assert!(found[0].starts_with("f.toml:2:10: error: invalid TOML: invalid basic string"), "{found:?}");
     }
 
     #[test]
@@ -411,10 +358,7 @@ mod tests {
         let found = diagnostics_of("titel = \"x\"\n", |view, diagnostics| {
             view.check_keys(&["title", "summary"], diagnostics);
         });
-        assert_eq!(
-            found,
-            ["f.toml:1:1: error: the file has an unknown field `titel`; did you mean `title`?"]
-        );
+        assert_eq!(found, ["f.toml:1:1: error: the file has an unknown field `titel`; did you mean `title`?"]);
     }
 
     #[test]

@@ -8,9 +8,7 @@ use std::path::Path;
 use expect_test::{expect, Expect};
 
 fn check(fixture: &str, expected: Expect) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(fixture);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(fixture);
     let checked = content::check_lesson(&dir);
     expected.assert_eq(&content::Report::new(&checked).to_text());
 }

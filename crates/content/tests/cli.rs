@@ -5,17 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn run(arguments: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_content"))
-        .args(arguments)
-        .output()
-        .expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_content")).args(arguments).output().expect("the binary runs")
 }
 
 fn path(relative: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(relative)
-        .display()
-        .to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative).display().to_string()
 }
 
 fn scratch_file(name: &str) -> PathBuf {
@@ -45,25 +39,13 @@ fn check_a_broken_lesson_prints_every_error_and_exits_one() {
     let text = stdout(&output);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "{text}");
-    assert!(
-        lines[0]
-            .starts_with("duplicate-ids/quizzes/first.toml:8:6: error: the question id `shared`"),
-        "{text}"
-    );
-    assert_eq!(
-        lines[3],
-        "checked 1 section, 2 quizzes, 0 exercises: 3 errors"
-    );
+    assert!(lines[0].starts_with("duplicate-ids/quizzes/first.toml:8:6: error: the question id `shared`"), "{text}");
+    assert_eq!(lines[3], "checked 1 section, 2 quizzes, 0 exercises: 3 errors");
 }
 
 #[test]
 fn check_can_report_json_for_tools() {
-    let output = run(&[
-        "check",
-        "--format",
-        "json",
-        &path("tests/fixtures/duplicate-ids"),
-    ]);
+    let output = run(&["check", "--format", "json", &path("tests/fixtures/duplicate-ids")]);
     assert_eq!(output.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("valid JSON");
     assert_eq!(report["errors"], 3);
@@ -74,10 +56,7 @@ fn check_can_report_json_for_tools() {
     assert_eq!(first["line"], 8);
     assert_eq!(first["column"], 6);
     assert_eq!(first["rule"], "duplicate-id");
-    assert!(first["message"]
-        .as_str()
-        .unwrap()
-        .contains("; give every question"));
+    assert!(first["message"].as_str().unwrap().contains("; give every question"));
 }
 
 #[test]
@@ -94,10 +73,7 @@ fn bad_usage_exits_two() {
     for arguments in cases {
         let output = run(arguments);
         assert_eq!(output.status.code(), Some(2), "{arguments:?}");
-        assert!(
-            String::from_utf8_lossy(&output.stderr).contains("usage: content check"),
-            "{arguments:?}"
-        );
+        assert!(String::from_utf8_lossy(&output.stderr).contains("usage: content check"), "{arguments:?}");
     }
     assert_eq!(run(&["--help"]).status.code(), Some(0));
 }
@@ -105,20 +81,9 @@ fn bad_usage_exits_two() {
 #[test]
 fn render_writes_the_document_for_a_clean_lesson() {
     let out = scratch_file("clean.json");
-    let output = run(&[
-        "render",
-        &path("tests/fixtures/clean"),
-        "--out",
-        &out.display().to_string(),
-    ]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let document: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+    let output = run(&["render", &path("tests/fixtures/clean"), "--out", &out.display().to_string()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let document: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(document["format_version"], 1);
     assert_eq!(document["sections"].as_array().unwrap().len(), 2);
     fs::remove_file(out).unwrap();
@@ -127,12 +92,7 @@ fn render_writes_the_document_for_a_clean_lesson() {
 #[test]
 fn render_refuses_a_lesson_with_errors() {
     let out = scratch_file("broken.json");
-    let output = run(&[
-        "render",
-        &path("tests/fixtures/embeds"),
-        "--out",
-        &out.display().to_string(),
-    ]);
+    let output = run(&["render", &path("tests/fixtures/embeds"), "--out", &out.display().to_string()]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("embeds/02-b.md:3:1: error:"), "{stderr}");

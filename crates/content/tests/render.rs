@@ -8,9 +8,7 @@ use content::quiz::{read_quiz, Strictness};
 use expect_test::expect_file;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
 /// The whole document for a small lesson that uses every kind of embed and
@@ -29,20 +27,12 @@ fn clean_lesson_renders_to_the_documented_shape() {
 /// `explain` and `title` extensions round-trip the same way.
 #[test]
 fn mdbook_quiz_files_round_trip_unchanged() {
-    for quiz_path in [
-        "clean/quizzes/mdbook-format.toml",
-        "clean/quizzes/explained.toml",
-    ] {
+    for quiz_path in ["clean/quizzes/mdbook-format.toml", "clean/quizzes/explained.toml"] {
         let text = fs::read_to_string(fixture(quiz_path)).unwrap();
         let file = SourceFile::new(quiz_path, text.clone());
         let mut diagnostics = Diagnostics::default();
-        let loaded =
-            read_quiz(&file, Strictness::MdbookQuiz, &mut diagnostics).expect("the quiz parses");
-        let problems: Vec<String> = diagnostics
-            .into_sorted()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let loaded = read_quiz(&file, Strictness::MdbookQuiz, &mut diagnostics).expect("the quiz parses");
+        let problems: Vec<String> = diagnostics.into_sorted().iter().map(ToString::to_string).collect();
         assert!(problems.is_empty(), "{quiz_path}: {problems:#?}");
 
         let as_written: serde_json::Value = toml::from_str(&text).unwrap();

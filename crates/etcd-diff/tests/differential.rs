@@ -142,7 +142,11 @@ fn a_branch_may_delete_a_key_twice_as_in_etcd() {
     let ops = [
         Op::Put { key: 0, value: "a".into(), lease: etcd_diff::ops::LeaseRef::None },
         Op::Txn { compares: vec![], success: vec![BranchOp::Delete(0), BranchOp::Delete(0)], failure: vec![] },
-        Op::Txn { compares: vec![], success: vec![BranchOp::Get(1)], failure: vec![BranchOp::Delete(1), BranchOp::Delete(1)] },
+        Op::Txn {
+            compares: vec![],
+            success: vec![BranchOp::Get(1)],
+            failure: vec![BranchOp::Delete(1), BranchOp::Delete(1)],
+        },
     ];
     let outcome = differ.run(&ops, kv::Store::new());
     assert_eq!(outcome.first_difference, None, "{outcome:?}");

@@ -14,17 +14,12 @@ fn main() {
     // bench/runner.bench.mjs to put beside the sandbox's figures.
     if std::env::args().any(|arg| arg == "--default-budget-json") {
         let figures = default_budget();
-        let entries: Vec<String> = figures
-            .iter()
-            .map(|(name, runs, ms)| format!("\"{name}\":{{\"runs\":{runs},\"ms\":{ms:.3}}}"))
-            .collect();
+        let entries: Vec<String> =
+            figures.iter().map(|(name, runs, ms)| format!("\"{name}\":{{\"runs\":{runs},\"ms\":{ms:.3}}}")).collect();
         println!("{{{}}}", entries.join(","));
         return;
     }
-    let options = GradeOptions {
-        seeds: 1_000,
-        ..GradeOptions::default()
-    };
+    let options = GradeOptions { seeds: 1_000, ..GradeOptions::default() };
     bench_lock(&options);
     bench_cas(&options);
     bench_traced(
@@ -51,8 +46,7 @@ fn main() {
 /// milliseconds)`, the native figures the runner benchmark's ratios use.
 fn default_budget() -> Vec<(&'static str, u32, f64)> {
     let options = GradeOptions::default();
-    let runs_of =
-        |report: &grader::SuiteReport| report.tests.iter().map(|test| test.runs).sum::<u32>();
+    let runs_of = |report: &grader::SuiteReport| report.tests.iter().map(|test| test.runs).sum::<u32>();
     let mut figures = Vec::new();
     let mut measure = |name: &'static str, grade_once: &mut dyn FnMut() -> grader::SuiteReport| {
         let mut best = f64::INFINITY;
@@ -78,16 +72,7 @@ fn default_budget() -> Vec<(&'static str, u32, f64)> {
                 )
             }),
         ),
-        (
-            "lock",
-            Box::new(|options| {
-                grade(
-                    &LockExercise,
-                    &mut |case| run_rust(LockVariant::Reference, case),
-                    options,
-                )
-            }),
-        ),
+        ("lock", Box::new(|options| grade(&LockExercise, &mut |case| run_rust(LockVariant::Reference, case), options))),
         (
             "lease",
             Box::new(|options| {
@@ -135,11 +120,9 @@ fn bench_lock(options: &GradeOptions) {
         &mut |case| {
             let execution = run_rust(LockVariant::Reference, case);
             runs += 1;
-            calls += execution
-                .trace
-                .iter()
-                .filter(|event| matches!(event.happening, sim::Happening::Invoke { .. }))
-                .count() as u64;
+            calls +=
+                execution.trace.iter().filter(|event| matches!(event.happening, sim::Happening::Invoke { .. })).count()
+                    as u64;
             execution
         },
         options,

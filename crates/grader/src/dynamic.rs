@@ -19,8 +19,8 @@ use crate::cas::CasExercise;
 use crate::election::ElectionExercise;
 use crate::fencing::FencingExercise;
 use crate::grade::{
-    case_from_token, grade, grade_part_with, replay_token, Case, Execution, Exercise,
-    GradeOptions, ScenarioPart, RANDOM_TEST,
+    case_from_token, grade, grade_part_with, replay_token, Case, Execution, Exercise, GradeOptions, ScenarioPart,
+    RANDOM_TEST,
 };
 use crate::lease::LeaseExercise;
 use crate::lock::LockExercise;
@@ -47,26 +47,14 @@ pub enum HostAnswer {
 }
 
 /// Every exercise, in the lesson's order: the registry's one list.
-pub static EXERCISE_LIST: &[&dyn HostedExercise] = &[
-    &CasExercise,
-    &LockExercise,
-    &LeaseExercise,
-    &FencingExercise,
-    &ElectionExercise,
-];
+pub static EXERCISE_LIST: &[&dyn HostedExercise] =
+    &[&CasExercise, &LockExercise, &LeaseExercise, &FencingExercise, &ElectionExercise];
 
 /// The exercise called `name`, or a message listing the ones there are.
 pub fn exercise_named(name: &str) -> Result<&'static dyn HostedExercise, String> {
-    EXERCISE_LIST
-        .iter()
-        .copied()
-        .find(|exercise| exercise.info().name == name)
-        .ok_or_else(|| {
-            format!(
-                "there is no exercise named {name:?}; the exercises are {}",
-                crate::registry::names().join(", ")
-            )
-        })
+    EXERCISE_LIST.iter().copied().find(|exercise| exercise.info().name == name).ok_or_else(|| {
+        format!("there is no exercise named {name:?}; the exercises are {}", crate::registry::names().join(", "))
+    })
 }
 
 /// An exercise as a host sees it: its registry entry, its reference
@@ -87,18 +75,10 @@ pub trait Hosted: Exercise {
     fn lab_run(&self) -> Option<LabRun<Self::Workload>> {
         None
     }
-    fn execution_from_json(
-        &self,
-        case: &Case<Self::Workload>,
-        json: &str,
-    ) -> Result<Execution, String>;
+    fn execution_from_json(&self, case: &Case<Self::Workload>, json: &str) -> Result<Execution, String>;
 
     /// Simulated exercises take an execution as it is; `cas` overrides this.
-    fn execution_from_answer(
-        &self,
-        case: &Case<Self::Workload>,
-        answer: HostAnswer,
-    ) -> Result<Execution, String> {
+    fn execution_from_answer(&self, case: &Case<Self::Workload>, answer: HostAnswer) -> Result<Execution, String> {
         match answer {
             HostAnswer::Json(json) => self.execution_from_json(case, &json),
             HostAnswer::Execution(execution) => Ok(execution),
@@ -116,13 +96,21 @@ pub struct Implementation<W> {
 
 impl<W> Implementation<W> {
     /// The implementations of a variant enum: `reference` first, then `buggy`.
-    pub fn of<V: Copy + std::fmt::Debug + 'static>(reference: V, buggy: &[V], run: fn(V, &Case<W>) -> Execution) -> Vec<Implementation<W>>
+    pub fn of<V: Copy + std::fmt::Debug + 'static>(
+        reference: V,
+        buggy: &[V],
+        run: fn(V, &Case<W>) -> Execution,
+    ) -> Vec<Implementation<W>>
     where
         W: 'static,
     {
         std::iter::once((reference, false))
             .chain(buggy.iter().map(|&variant| (variant, true)))
-            .map(|(variant, buggy)| Implementation { name: format!("{variant:?}"), buggy, run: Box::new(move |case: &Case<W>| run(variant, case)) })
+            .map(|(variant, buggy)| Implementation {
+                name: format!("{variant:?}"),
+                buggy,
+                run: Box::new(move |case: &Case<W>| run(variant, case)),
+            })
             .collect()
     }
 }
@@ -130,8 +118,7 @@ impl<W> Implementation<W> {
 /// Reads a simulated exercise's answer: the execution of the simulation the
 /// host drove.
 pub fn simulated_execution(json: &str) -> Result<Execution, String> {
-    serde_json::from_str(json)
-        .map_err(|error| format!("the runner answered with a malformed execution: {error}"))
+    serde_json::from_str(json).map_err(|error| format!("the runner answered with a malformed execution: {error}"))
 }
 
 /// A [`Hosted`] exercise behind JSON, so that one list can hold them all.
@@ -155,11 +142,7 @@ pub trait HostedExercise: Sync {
     /// The Rust reference solution's execution of a case (JSON in and out).
     fn reference_execution_json(&self, case_json: &str) -> Result<String, String>;
     /// The execution the grader reads from a host's answer for a case.
-    fn execution_json_from_answer(
-        &self,
-        case_json: &str,
-        answer_json: &str,
-    ) -> Result<String, String>;
+    fn execution_json_from_answer(&self, case_json: &str, answer_json: &str) -> Result<String, String>;
     /// The most points a submission can score.
     fn max_score(&self) -> u32;
     /// The most processes the suite's named scenarios and its first random
@@ -213,10 +196,7 @@ where
                     Err(message) => *host_error.borrow_mut() = Some(message),
                 }
             }
-            Execution {
-                ending: sim::Ending::Stopped,
-                trace: Vec::new(),
-            }
+            Execution { ending: sim::Ending::Stopped, trace: Vec::new() }
         };
         // A test graded after a host failure is the failure's echo, not a verdict: it is not handed over.
         let mut finished = |test: &TestReport| {
@@ -253,21 +233,13 @@ where
         serde_json::to_string(&execution).map_err(|error| error.to_string())
     }
 
-    fn execution_json_from_answer(
-        &self,
-        case_json: &str,
-        answer_json: &str,
-    ) -> Result<String, String> {
+    fn execution_json_from_answer(&self, case_json: &str, answer_json: &str) -> Result<String, String> {
         let execution = self.execution_from_json(&parse_case(case_json)?, answer_json)?;
         serde_json::to_string(&execution).map_err(|error| error.to_string())
     }
 
     fn max_score(&self) -> u32 {
-        self.scenarios()
-            .iter()
-            .map(|scenario| scenario.points)
-            .sum::<u32>()
-            + self.random_points()
+        self.scenarios().iter().map(|scenario| scenario.points).sum::<u32>() + self.random_points()
     }
 
     fn processes_max(&self) -> u32 {
@@ -285,16 +257,12 @@ where
             .iter()
             .map(|scenario| json!({ "id": scenario.id, "title": scenario.title, "points": scenario.points }))
             .collect();
-        tests.push(
-            json!({ "id": RANDOM_TEST.0, "title": RANDOM_TEST.1, "points": self.random_points() }),
-        );
+        tests.push(json!({ "id": RANDOM_TEST.0, "title": RANDOM_TEST.1, "points": self.random_points() }));
         Value::Array(tests)
     }
 
     fn lab_run_json(&self) -> Value {
-        self.lab_run().map_or(Value::Null, |lab| {
-            serde_json::to_value(lab).expect("lab runs serialize")
-        })
+        self.lab_run().map_or(Value::Null, |lab| serde_json::to_value(lab).expect("lab runs serialize"))
     }
 
     fn implementation_names(&self) -> Vec<(String, bool)> {
@@ -334,11 +302,7 @@ pub fn case_json_from_token(name: &str, token: &str) -> Result<String, String> {
 }
 
 /// Checks the host's answer (JSON) for one case (JSON), for replays.
-pub fn check_json(
-    name: &str,
-    case_json: &str,
-    answer_json: &str,
-) -> Result<Option<Violation>, String> {
+pub fn check_json(name: &str, case_json: &str, answer_json: &str) -> Result<Option<Violation>, String> {
     exercise_named(name)?.check_json(case_json, answer_json)
 }
 
@@ -355,11 +319,7 @@ pub fn reference_execution_json(name: &str, case_json: &str) -> Result<String, S
 }
 
 /// The execution the grader reads from a host's answer for a case (JSON).
-pub fn execution_json_from_answer(
-    name: &str,
-    case_json: &str,
-    answer_json: &str,
-) -> Result<String, String> {
+pub fn execution_json_from_answer(name: &str, case_json: &str, answer_json: &str) -> Result<String, String> {
     exercise_named(name)?.execution_json_from_answer(case_json, answer_json)
 }
 

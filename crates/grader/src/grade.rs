@@ -83,11 +83,7 @@ pub const RUN_STOPPED: &str = "run-stopped";
 /// host (a limit the learner's code hit, or a checker that found a violation),
 /// so if no rule explains the stop, the run fails anyway: a stop can never
 /// pass silently, whoever it was blamed on.
-pub fn verdict<E: Exercise>(
-    exercise: &E,
-    case: &Case<E::Workload>,
-    execution: &Execution,
-) -> Option<Violation> {
+pub fn verdict<E: Exercise>(exercise: &E, case: &Case<E::Workload>, execution: &Execution) -> Option<Violation> {
     exercise.check(case, execution).or_else(|| {
         (execution.ending == Ending::Stopped).then(|| {
             let last = execution.trace.last();
@@ -114,11 +110,7 @@ pub struct GradeOptions {
 
 impl Default for GradeOptions {
     fn default() -> Self {
-        GradeOptions {
-            first_seed: 1,
-            seeds: 200,
-            shrink_attempts_max: 400,
-        }
+        GradeOptions { first_seed: 1, seeds: 200, shrink_attempts_max: 400 }
     }
 }
 
@@ -138,13 +130,12 @@ pub fn replay_token<E: Exercise>(exercise: &E, case: &Case<E::Workload>) -> Stri
 }
 
 /// Reads a replay token back into a case of `exercise`.
-pub fn case_from_token<E: Exercise>(
-    exercise: &E,
-    token: &str,
-) -> Result<Case<E::Workload>, String> {
+pub fn case_from_token<E: Exercise>(exercise: &E, token: &str) -> Result<Case<E::Workload>, String> {
     let parts: Vec<&str> = token.trim().splitn(4, ':').collect();
     let [stamp, scenario, workload, plan] = parts[..] else {
-        return Err(format!("`{token}` is not a replay token: it has the form exercise@version:scenario:workload:plan"));
+        return Err(format!(
+            "`{token}` is not a replay token: it has the form exercise@version:scenario:workload:plan"
+        ));
     };
     let Some((name, version)) = stamp.split_once('@') else {
         return Err(format!(
@@ -157,10 +148,7 @@ pub fn case_from_token<E: Exercise>(
         ));
     }
     if name != exercise.name() {
-        return Err(format!(
-            "this replay token is for the {name} exercise, not {}",
-            exercise.name()
-        ));
+        return Err(format!("this replay token is for the {name} exercise, not {}", exercise.name()));
     }
     let limits = exercise
         .scenarios()
@@ -236,25 +224,11 @@ pub fn grade_part_with<E: Exercise>(
         if !part.runs(position) {
             continue;
         }
-        finished(grade_cases(
-            exercise,
-            run,
-            options,
-            scenario.title,
-            scenario.points,
-            std::iter::once(scenario.case),
-        ));
+        finished(grade_cases(exercise, run, options, scenario.title, scenario.points, std::iter::once(scenario.case)));
     }
     let seeds = options.first_seed..options.first_seed + u64::from(options.seeds);
     let random_cases = seeds.map(|seed| exercise.random_case(seed));
-    finished(grade_cases(
-        exercise,
-        run,
-        options,
-        RANDOM_TEST.1,
-        exercise.random_points(),
-        random_cases,
-    ));
+    finished(grade_cases(exercise, run, options, RANDOM_TEST.1, exercise.random_points(), random_cases));
     SuiteReport {
         exercise: exercise.name().to_string(),
         grader_version: GRADER_VERSION.to_string(),
@@ -324,31 +298,16 @@ pub fn minimize<E: Exercise>(
             }
         }
         smaller.extend(
-            exercise
-                .shrink_workload(&case.workload)
-                .into_iter()
-                .map(|workload| Case {
-                    workload,
-                    ..case.clone()
-                }),
+            exercise.shrink_workload(&case.workload).into_iter().map(|workload| Case { workload, ..case.clone() }),
         );
-        smaller.extend(
-            sim::shrink::plan_candidates(&case.plan)
-                .into_iter()
-                .map(|plan| Case {
-                    plan,
-                    ..case.clone()
-                }),
-        );
+        smaller.extend(sim::shrink::plan_candidates(&case.plan).into_iter().map(|plan| Case { plan, ..case.clone() }));
         smaller
     };
     // A crash of the learner's code (a throw, an infinite loop, a memory
     // bomb) tells its story without a minimal schedule, and such runs are the
     // expensive ones: shrink them only a little.
     let attempts_max = if invariant == NO_ERRORS {
-        options
-            .shrink_attempts_max
-            .min(NO_ERRORS_SHRINK_ATTEMPTS_MAX)
+        options.shrink_attempts_max.min(NO_ERRORS_SHRINK_ATTEMPTS_MAX)
     } else {
         options.shrink_attempts_max
     };

@@ -21,7 +21,7 @@ pub mod timeline;
 pub mod waiting;
 
 pub use grade::{
-    case_from_token, grade, grade_part, grade_part_with, replay_token, Case, Execution, Exercise,
-    GradeOptions, Scenario, ScenarioPart,
+    case_from_token, grade, grade_part, grade_part_with, replay_token, Case, Execution, Exercise, GradeOptions,
+    Scenario, ScenarioPart,
 };
 pub use report::{Counterexample, Status, SuiteReport, TestReport, Violation};

@@ -67,10 +67,7 @@ pub fn defaults() -> GradeOptions {
 
 /// The names of the exercises, in the lesson's order.
 pub fn names() -> Vec<&'static str> {
-    EXERCISE_LIST
-        .iter()
-        .map(|exercise| exercise.info().name)
-        .collect()
+    EXERCISE_LIST.iter().map(|exercise| exercise.info().name).collect()
 }
 
 /// The entry of the exercise called `name`.
@@ -85,8 +82,7 @@ pub fn registry_json() -> Value {
     let exercises: Vec<Value> = EXERCISE_LIST
         .iter()
         .map(|exercise| {
-            let mut entry =
-                serde_json::to_value(exercise.info()).expect("exercise entries serialize");
+            let mut entry = serde_json::to_value(exercise.info()).expect("exercise entries serialize");
             entry["tests"] = exercise.tests_json();
             entry["maxScore"] = json!(exercise.max_score());
             entry["processesMax"] = json!(exercise.processes_max());

@@ -21,20 +21,8 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub fn new(
-        invariant: &str,
-        message: String,
-        trace_index: Option<usize>,
-        at_ms: u64,
-        process: Option<u32>,
-    ) -> Self {
-        Violation {
-            invariant: invariant.into(),
-            message,
-            trace_index,
-            at_ms,
-            process,
-        }
+    pub fn new(invariant: &str, message: String, trace_index: Option<usize>, at_ms: u64, process: Option<u32>) -> Self {
+        Violation { invariant: invariant.into(), message, trace_index, at_ms, process }
     }
 }
 

@@ -44,7 +44,9 @@ pub fn describe_note(note: &Note) -> String {
 /// The words of every event of a trace, in order.
 pub fn event_words(trace: &[TraceEvent]) -> Vec<EventWords> {
     let mut requests: HashMap<CallId, Call> = HashMap::new();
-    let described = |requests: &HashMap<CallId, Call>, call: &CallId| requests.get(call).map_or_else(|| "a call".to_string(), Call::describe);
+    let described = |requests: &HashMap<CallId, Call>, call: &CallId| {
+        requests.get(call).map_or_else(|| "a call".to_string(), Call::describe)
+    };
     trace
         .iter()
         .map(|event| {
@@ -57,12 +59,22 @@ pub fn event_words(trace: &[TraceEvent]) -> Vec<EventWords> {
                     format!("calls {text}")
                 }
                 Happening::Apply { call, result, revision } => {
-                    format!("the store applies {}: {} (revision {revision})", described(&requests, call), result.describe())
+                    format!(
+                        "the store applies {}: {} (revision {revision})",
+                        described(&requests, call),
+                        result.describe()
+                    )
                 }
                 // A sleep has no answer to get: its process wakes up.
-                Happening::Complete { call, reply: Reply::Slept } => format!("wakes up from {}", described(&requests, call)),
-                Happening::Complete { call, reply } => format!("gets {} from {}", reply.describe(), described(&requests, call)),
-                Happening::Lost { call } => format!("never gets the reply to {}: it crashed", described(&requests, call)),
+                Happening::Complete { call, reply: Reply::Slept } => {
+                    format!("wakes up from {}", described(&requests, call))
+                }
+                Happening::Complete { call, reply } => {
+                    format!("gets {} from {}", reply.describe(), described(&requests, call))
+                }
+                Happening::Lost { call } => {
+                    format!("never gets the reply to {}: it crashed", described(&requests, call))
+                }
                 Happening::Expire { key, revision } => format!("{key:?} expires (revision {revision})"),
                 Happening::PauseStart { until_ms } => format!("is paused (stop-the-world) until t={until_ms} ms"),
                 Happening::PauseEnd => "resumes after its pause".into(),

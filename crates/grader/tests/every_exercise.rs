@@ -25,13 +25,28 @@ fn every_replay_token_reproduces_its_shrunk_failure_exactly() {
         let exercise_name = exercise.info().name;
         for (index, (name, buggy)) in exercise.implementation_names().into_iter().enumerate() {
             let report = exercise.grade_implementation(index, &options);
-            assert_eq!(report.passed(), !buggy, "{exercise_name} / {name}: the reference passes and every buggy variant fails");
+            assert_eq!(
+                report.passed(),
+                !buggy,
+                "{exercise_name} / {name}: the reference passes and every buggy variant fails"
+            );
             for test in report.tests.iter().filter(|test| test.status == Status::Failed) {
                 let counterexample = test.counterexample.as_ref().unwrap();
-                let (execution, violation) = exercise.replay_implementation(index, &counterexample.replay_token).unwrap();
+                let (execution, violation) =
+                    exercise.replay_implementation(index, &counterexample.replay_token).unwrap();
                 // The report's trace ends at the violation; the replay goes on after it.
-                assert_eq!(execution.trace[..counterexample.trace.len()], counterexample.trace[..], "{exercise_name} / {name} / {}", test.name);
-                assert_eq!(violation.as_ref(), Some(&counterexample.violation), "{exercise_name} / {name} / {}", test.name);
+                assert_eq!(
+                    execution.trace[..counterexample.trace.len()],
+                    counterexample.trace[..],
+                    "{exercise_name} / {name} / {}",
+                    test.name
+                );
+                assert_eq!(
+                    violation.as_ref(),
+                    Some(&counterexample.violation),
+                    "{exercise_name} / {name} / {}",
+                    test.name
+                );
             }
         }
     }

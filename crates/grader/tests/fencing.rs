@@ -7,15 +7,8 @@ use lease::FencingVariant;
 use sim::{Happening, Note, TraceEvent};
 
 fn grade_variant(variant: FencingVariant, seeds: u32) -> SuiteReport {
-    let options = GradeOptions {
-        seeds,
-        ..GradeOptions::default()
-    };
-    grade(
-        &FencingExercise,
-        &mut |case| run_rust(variant, case),
-        &options,
-    )
+    let options = GradeOptions { seeds, ..GradeOptions::default() };
+    grade(&FencingExercise, &mut |case| run_rust(variant, case), &options)
 }
 
 fn explain(report: &SuiteReport) -> String {
@@ -23,20 +16,15 @@ fn explain(report: &SuiteReport) -> String {
         .tests
         .iter()
         .filter_map(|test| {
-            test.counterexample
-                .as_ref()
-                .map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce)))
+            test.counterexample.as_ref().map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce)))
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 fn scenario(id: &str) -> (String, Case<FencingWorkload>) {
-    let found = FencingExercise
-        .scenarios()
-        .into_iter()
-        .find(|scenario| scenario.id == id)
-        .expect("a scenario with this id");
+    let found =
+        FencingExercise.scenarios().into_iter().find(|scenario| scenario.id == id).expect("a scenario with this id");
     (found.title.to_string(), found.case)
 }
 
@@ -45,11 +33,7 @@ fn the_reference_passes_every_test_on_1000_seeds() {
     let report = grade_variant(FencingVariant::Reference, 1_000);
     assert!(report.passed(), "{}", explain(&report));
     assert_eq!(report.score, report.max_score);
-    let random = report
-        .tests
-        .iter()
-        .find(|test| test.name == "random schedules")
-        .unwrap();
+    let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
     assert_eq!(random.runs, 1_000);
 }
 
@@ -59,16 +43,8 @@ fn the_reference_passes_every_test_on_1000_seeds() {
 fn every_buggy_variant_fails_on_its_own_invariant() {
     let expected = [
         (FencingVariant::KeyVersion, "stale-tenure", "fence-current"),
-        (
-            FencingVariant::NoDedup,
-            "duplicate-delivery",
-            "at-most-once",
-        ),
-        (
-            FencingVariant::ClaimAfterAwait,
-            "duplicate-delivery",
-            "at-most-once",
-        ),
+        (FencingVariant::NoDedup, "duplicate-delivery", "at-most-once"),
+        (FencingVariant::ClaimAfterAwait, "duplicate-delivery", "at-most-once"),
         (FencingVariant::OwnerOnly, "stale-tenure", "fence-current"),
         (FencingVariant::AcceptAll, "paused-leader", "fence-current"),
         (FencingVariant::RejectAll, "current-owner", "accept-current"),
@@ -78,16 +54,8 @@ fn every_buggy_variant_fails_on_its_own_invariant() {
         let report = grade_variant(variant, 200);
         let (title, _) = scenario(scenario_id);
         let test = report.tests.iter().find(|test| test.name == title).unwrap();
-        let found = test
-            .counterexample
-            .as_ref()
-            .map(|ce| ce.violation.invariant.as_str());
-        assert_eq!(
-            found,
-            Some(invariant),
-            "{variant:?} in {scenario_id}\n{}",
-            explain(&report)
-        );
+        let found = test.counterexample.as_ref().map(|ce| ce.violation.invariant.as_str());
+        assert_eq!(found, Some(invariant), "{variant:?} in {scenario_id}\n{}", explain(&report));
         // The random schedules catch every one of them too.
         assert!(
             !report.passed() && report.tests.last().unwrap().status == Status::Failed,
@@ -101,14 +69,9 @@ fn answers(trace: &[TraceEvent]) -> Vec<(String, bool)> {
     trace
         .iter()
         .filter_map(|event| match &event.happening {
-            Happening::Note {
-                note:
-                    Note::Handled {
-                        request_id,
-                        accepted,
-                        ..
-                    },
-            } => Some((request_id.clone(), *accepted)),
+            Happening::Note { note: Note::Handled { request_id, accepted, .. } } => {
+                Some((request_id.clone(), *accepted))
+            }
             _ => None,
         })
         .collect()
@@ -118,14 +81,9 @@ fn sent(trace: &[TraceEvent]) -> Vec<(String, String, u64)> {
     trace
         .iter()
         .filter_map(|event| match &event.happening {
-            Happening::Note {
-                note:
-                    Note::Sent {
-                        request_id,
-                        owner,
-                        version,
-                    },
-            } => Some((request_id.clone(), owner.clone(), *version)),
+            Happening::Note { note: Note::Sent { request_id, owner, version } } => {
+                Some((request_id.clone(), owner.clone(), *version))
+            }
             _ => None,
         })
         .collect()
@@ -160,10 +118,7 @@ fn the_scenarios_tell_their_stories() {
     let (answered, sent_requests) = answers_of("paused-leader");
     assert_eq!(answered, vec![no("r1"), yes("r2")]);
     assert_eq!(
-        sent_requests
-            .iter()
-            .map(|(id, owner, _)| (id.as_str(), owner.as_str()))
-            .collect::<Vec<_>>(),
+        sent_requests.iter().map(|(id, owner, _)| (id.as_str(), owner.as_str())).collect::<Vec<_>>(),
         vec![("r2", "p2"), ("r1", "p1")]
     );
 }
@@ -173,42 +128,17 @@ fn the_stale_tenure_story_names_the_key_version_mistake() {
     let report = grade_variant(FencingVariant::KeyVersion, 10);
     let (title, _) = scenario("stale-tenure");
     let test = report.tests.iter().find(|test| test.name == title).unwrap();
-    assert!(
-        test.message.starts_with("the worker (p"),
-        "message: {}",
-        test.message
-    );
-    assert!(
-        test.message.contains("accepted r1 (from p1, version 2)"),
-        "message: {}",
-        test.message
-    );
-    assert!(
-        test.message.contains("compare version, not keyVersion"),
-        "message: {}",
-        test.message
-    );
+    assert!(test.message.starts_with("the worker (p"), "message: {}", test.message);
+    assert!(test.message.contains("accepted r1 (from p1, version 2)"), "message: {}", test.message);
+    assert!(test.message.contains("compare version, not keyVersion"), "message: {}", test.message);
 }
-
-
 
 #[test]
 fn random_failures_shrink_to_a_handful_of_events() {
-    for variant in [
-        FencingVariant::ClaimAfterAwait,
-        FencingVariant::OwnerOnly,
-        FencingVariant::KeyVersion,
-    ] {
+    for variant in [FencingVariant::ClaimAfterAwait, FencingVariant::OwnerOnly, FencingVariant::KeyVersion] {
         let report = grade_variant(variant, 200);
-        let random = report
-            .tests
-            .iter()
-            .find(|test| test.name == "random schedules")
-            .unwrap();
-        let counterexample = random
-            .counterexample
-            .as_ref()
-            .expect("the random schedules catch it");
+        let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
+        let counterexample = random.counterexample.as_ref().expect("the random schedules catch it");
         let story = render_counterexample(counterexample);
         assert!(
             counterexample.shrunk_from_events >= 80,
@@ -239,25 +169,10 @@ fn a_call_that_never_returns_is_reported() {
         trace: run_rust(FencingVariant::Reference, &case)
             .trace
             .into_iter()
-            .take_while(|event| {
-                !matches!(
-                    event.happening,
-                    Happening::Note {
-                        note: Note::Handled { .. }
-                    }
-                )
-            })
+            .take_while(|event| !matches!(event.happening, Happening::Note { note: Note::Handled { .. } }))
             .collect(),
     };
-    let violation = FencingExercise
-        .check(&case, &execution)
-        .expect("an open call at the end");
+    let violation = FencingExercise.check(&case, &execution).expect("an open call at the end");
     assert_eq!(violation.invariant, "answers");
-    assert!(
-        violation
-            .message
-            .starts_with("handleRequest for r1, called at t="),
-        "{}",
-        violation.message
-    );
+    assert!(violation.message.starts_with("handleRequest for r1, called at t="), "{}", violation.message);
 }

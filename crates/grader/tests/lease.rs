@@ -7,15 +7,8 @@ use lease::LeaseVariant;
 use sim::{Call, Happening, Note, Reply, TraceEvent};
 
 fn grade_variant(variant: LeaseVariant, seeds: u32) -> SuiteReport {
-    let options = GradeOptions {
-        seeds,
-        ..GradeOptions::default()
-    };
-    grade(
-        &LeaseExercise,
-        &mut |case| run_rust(variant, case),
-        &options,
-    )
+    let options = GradeOptions { seeds, ..GradeOptions::default() };
+    grade(&LeaseExercise, &mut |case| run_rust(variant, case), &options)
 }
 
 fn explain(report: &SuiteReport) -> String {
@@ -23,20 +16,15 @@ fn explain(report: &SuiteReport) -> String {
         .tests
         .iter()
         .filter_map(|test| {
-            test.counterexample
-                .as_ref()
-                .map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce)))
+            test.counterexample.as_ref().map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce)))
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 fn scenario(id: &str) -> (String, Case<lease_workload::LeaseWorkload>) {
-    let found = LeaseExercise
-        .scenarios()
-        .into_iter()
-        .find(|scenario| scenario.id == id)
-        .expect("a scenario with this id");
+    let found =
+        LeaseExercise.scenarios().into_iter().find(|scenario| scenario.id == id).expect("a scenario with this id");
     (found.title.to_string(), found.case)
 }
 
@@ -49,11 +37,7 @@ fn the_reference_passes_every_test_on_1000_seeds() {
     let report = grade_variant(LeaseVariant::Reference, 1_000);
     assert!(report.passed(), "{}", explain(&report));
     assert_eq!(report.score, report.max_score);
-    let random = report
-        .tests
-        .iter()
-        .find(|test| test.name == "random schedules")
-        .unwrap();
+    let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
     assert_eq!(random.runs, 1_000);
 }
 
@@ -63,60 +47,24 @@ fn the_reference_passes_every_test_on_1000_seeds() {
 fn every_buggy_variant_fails_on_its_own_invariant() {
     let expected = [
         (LeaseVariant::RenewAtFullTtl, "calm", "renew-on-time"),
-        (
-            LeaseVariant::WorkAfterFailedRenewal,
-            "failed-renewal",
-            "stop-after-failed-renewal",
-        ),
-        (
-            LeaseVariant::NoValidityCheck,
-            "long-pause",
-            "work-while-holder",
-        ),
-        (
-            LeaseVariant::ValidFromOnReply,
-            "delayed-renew-reply",
-            "work-within-validity",
-        ),
-        (
-            LeaseVariant::RenewBeforeEveryWork,
-            "calm",
-            "renew-not-too-often",
-        ),
-        (
-            LeaseVariant::StepDownAtRenewTime,
-            "calm",
-            "no-spurious-loss",
-        ),
+        (LeaseVariant::WorkAfterFailedRenewal, "failed-renewal", "stop-after-failed-renewal"),
+        (LeaseVariant::NoValidityCheck, "long-pause", "work-while-holder"),
+        (LeaseVariant::ValidFromOnReply, "delayed-renew-reply", "work-within-validity"),
+        (LeaseVariant::RenewBeforeEveryWork, "calm", "renew-not-too-often"),
+        (LeaseVariant::StepDownAtRenewTime, "calm", "no-spurious-loss"),
         (LeaseVariant::CampaignPollsEveryTtl, "calm", "wait-by-watch"),
         (LeaseVariant::Starter, "calm", "wait-by-watch"),
         (LeaseVariant::ValueNotName, "calm", "value-is-name"),
-        (
-            LeaseVariant::NoRecheckAfterRenewal,
-            "delayed-renew-reply",
-            "work-within-validity",
-        ),
-        (
-            LeaseVariant::SkipsFirstCheck,
-            "late-acquire-reply",
-            "work-within-validity",
-        ),
+        (LeaseVariant::NoRecheckAfterRenewal, "delayed-renew-reply", "work-within-validity"),
+        (LeaseVariant::SkipsFirstCheck, "late-acquire-reply", "work-within-validity"),
     ];
     assert_eq!(expected.len(), LeaseVariant::BUGGY.len());
     for (variant, scenario_id, invariant) in expected {
         let report = grade_variant(variant, 200);
         let (title, _) = scenario(scenario_id);
         let test = report.tests.iter().find(|test| test.name == title).unwrap();
-        let found = test
-            .counterexample
-            .as_ref()
-            .map(|ce| ce.violation.invariant.as_str());
-        assert_eq!(
-            found,
-            Some(invariant),
-            "{variant:?} in {scenario_id}\n{}",
-            explain(&report)
-        );
+        let found = test.counterexample.as_ref().map(|ce| ce.violation.invariant.as_str());
+        assert_eq!(found, Some(invariant), "{variant:?} in {scenario_id}\n{}", explain(&report));
     }
 }
 
@@ -165,16 +113,10 @@ fn calls_of(trace: &[TraceEvent], process: u32) -> Vec<CallSeen> {
         .filter_map(|event| match &event.happening {
             Happening::Invoke { call, request } => {
                 let answer = trace.iter().find_map(|answer| match &answer.happening {
-                    Happening::Complete { call: done, reply } if done == call => {
-                        Some((answer.at_ms, reply.clone()))
-                    }
+                    Happening::Complete { call: done, reply } if done == call => Some((answer.at_ms, reply.clone())),
                     _ => None,
                 });
-                Some(CallSeen {
-                    request: request.clone(),
-                    sent_ms: event.at_ms,
-                    answer,
-                })
+                Some(CallSeen { request: request.clone(), sent_ms: event.at_ms, answer })
             }
             _ => None,
         })
@@ -190,15 +132,8 @@ fn is_renewal(request: &Call) -> bool {
 fn the_scenarios_tell_their_stories() {
     let (_, case) = scenario("delayed-renew-reply");
     let trace = run_rust(LeaseVariant::Reference, &case).trace;
-    let CallSeen {
-        request,
-        sent_ms,
-        answer,
-    } = calls_of(&trace, 0).swap_remove(FIRST_RENEWAL_CALL as usize);
-    assert!(
-        is_renewal(&request),
-        "call {FIRST_RENEWAL_CALL} is {request:?}"
-    );
+    let CallSeen { request, sent_ms, answer } = calls_of(&trace, 0).swap_remove(FIRST_RENEWAL_CALL as usize);
+    assert!(is_renewal(&request), "call {FIRST_RENEWAL_CALL} is {request:?}");
     let (answered_ms, reply) = answer.unwrap();
     assert!(
         answered_ms - sent_ms >= 600 && matches!(reply, Reply::Cas { ok: true, .. }),
@@ -208,19 +143,12 @@ fn the_scenarios_tell_their_stories() {
 
     let (_, case) = scenario("failed-renewal");
     let trace = run_rust(LeaseVariant::Reference, &case).trace;
-    let CallSeen {
-        request, answer, ..
-    } = calls_of(&trace, 0).swap_remove(FIRST_RENEWAL_CALL as usize);
+    let CallSeen { request, answer, .. } = calls_of(&trace, 0).swap_remove(FIRST_RENEWAL_CALL as usize);
     assert!(is_renewal(&request));
     let (answered_ms, reply) = answer.unwrap();
     assert!(matches!(reply, Reply::Cas { ok: false, .. }), "{reply:?}");
     assert!(
-        notes_of(&trace, 0).contains(&(
-            answered_ms,
-            Note::Stepped {
-                key: LEASE_KEY.into()
-            }
-        )),
+        notes_of(&trace, 0).contains(&(answered_ms, Note::Stepped { key: LEASE_KEY.into() })),
         "p1 steps down at once"
     );
 
@@ -230,38 +158,22 @@ fn the_scenarios_tell_their_stories() {
     let taken_over = trace.iter().any(|event| {
         event.at_ms < 1_800
             && event.process != Some(0)
-            && matches!(
-                &event.happening,
-                Happening::Apply {
-                    result: Reply::Cas { ok: true, .. },
-                    ..
-                }
-            )
+            && matches!(&event.happening, Happening::Apply { result: Reply::Cas { ok: true, .. }, .. })
     });
     assert!(taken_over, "another replica acquires during p1's pause");
     assert!(notes_of(&trace, 0)
         .iter()
-        .any(|(at_ms, note)| *at_ms >= 1_800
-            && *note
-                == Note::Stepped {
-                    key: LEASE_KEY.into()
-                }));
+        .any(|(at_ms, note)| *at_ms >= 1_800 && *note == Note::Stepped { key: LEASE_KEY.into() }));
 
     // Calm and drifting clocks: p1 leads from start to horizon.
     for id in ["calm", "clock-drift"] {
         let (_, case) = scenario(id);
         let trace = run_rust(LeaseVariant::Reference, &case).trace;
-        let renewals = calls_of(&trace, 0).into_iter().filter(|call| {
-            is_renewal(&call.request)
-                && matches!(call.answer, Some((_, Reply::Cas { ok: true, .. })))
-        });
+        let renewals = calls_of(&trace, 0)
+            .into_iter()
+            .filter(|call| is_renewal(&call.request) && matches!(call.answer, Some((_, Reply::Cas { ok: true, .. }))));
         assert!(renewals.count() >= 8, "{id}: p1 renews all along");
-        assert!(
-            !trace
-                .iter()
-                .any(|event| matches!(event.happening, Happening::Expire { .. })),
-            "{id}"
-        );
+        assert!(!trace.iter().any(|event| matches!(event.happening, Happening::Expire { .. })), "{id}");
     }
 }
 
@@ -270,39 +182,18 @@ fn the_long_pause_story_is_told_in_one_line() {
     let report = grade_variant(LeaseVariant::NoValidityCheck, 10);
     let (title, _) = scenario("long-pause");
     let test = report.tests.iter().find(|test| test.name == title).unwrap();
-    assert!(
-        test.message.starts_with("p1 did leader work at t="),
-        "message: {}",
-        test.message
-    );
-    assert!(
-        test.message.contains("p1's lease expired at t="),
-        "message: {}",
-        test.message
-    );
+    assert!(test.message.starts_with("p1 did leader work at t="), "message: {}", test.message);
+    assert!(test.message.contains("p1's lease expired at t="), "message: {}", test.message);
 }
-
-
 
 /// A random schedule fails after hundreds of events; the story the learner
 /// sees is a few dozen, with one or two replicas.
 #[test]
 fn random_failures_shrink_to_a_short_story() {
-    for variant in [
-        LeaseVariant::RenewAtFullTtl,
-        LeaseVariant::ValidFromOnReply,
-        LeaseVariant::CampaignPollsEveryTtl,
-    ] {
+    for variant in [LeaseVariant::RenewAtFullTtl, LeaseVariant::ValidFromOnReply, LeaseVariant::CampaignPollsEveryTtl] {
         let report = grade_variant(variant, 200);
-        let random = report
-            .tests
-            .iter()
-            .find(|test| test.name == "random schedules")
-            .unwrap();
-        let counterexample = random
-            .counterexample
-            .as_ref()
-            .expect("the random schedules catch it");
+        let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
+        let counterexample = random.counterexample.as_ref().expect("the random schedules catch it");
         let story = render_counterexample(counterexample);
         assert!(
             counterexample.shrunk_from_events >= 100,
@@ -314,11 +205,7 @@ fn random_failures_shrink_to_a_short_story() {
             "{variant:?} shrunk to {} events:\n{story}",
             counterexample.trace.len()
         );
-        assert!(
-            counterexample.processes <= 2,
-            "{variant:?} kept {} replicas:\n{story}",
-            counterexample.processes
-        );
+        assert!(counterexample.processes <= 2, "{variant:?} kept {} replicas:\n{story}", counterexample.processes);
     }
 }
 
@@ -339,7 +226,11 @@ fn window_stories_name_the_cause_the_trace_shows() {
     let cases = [
         (LeaseVariant::ValidFromOnReply, "delayed-renew-reply", "seems to count from when the reply arrived"),
         (LeaseVariant::NoRecheckAfterRenewal, "delayed-renew-reply", "as soon as its renewal's reply arrived"),
-        (LeaseVariant::SkipsFirstCheck, "late-acquire-reply", "its first unit in lead(), as soon as campaign's reply arrived"),
+        (
+            LeaseVariant::SkipsFirstCheck,
+            "late-acquire-reply",
+            "its first unit in lead(), as soon as campaign's reply arrived",
+        ),
         (LeaseVariant::NoValidityCheck, "long-pause", "no window check ran before"),
     ];
     for (variant, scenario_id, phrase) in cases {

@@ -6,10 +6,7 @@ use grader::{grade, Exercise, GradeOptions, Status, SuiteReport};
 use lock::LockVariant;
 
 fn grade_variant(variant: LockVariant, seeds: u32) -> SuiteReport {
-    let options = GradeOptions {
-        seeds,
-        ..GradeOptions::default()
-    };
+    let options = GradeOptions { seeds, ..GradeOptions::default() };
     grade(&LockExercise, &mut |case| run_rust(variant, case), &options)
 }
 
@@ -18,9 +15,7 @@ fn explain(report: &SuiteReport) -> String {
         .tests
         .iter()
         .filter_map(|test| {
-            test.counterexample
-                .as_ref()
-                .map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce)))
+            test.counterexample.as_ref().map(|ce| format!("{}:\n{}", test.name, render_counterexample(ce)))
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -31,11 +26,7 @@ fn the_reference_passes_every_test_on_1000_seeds() {
     let report = grade_variant(LockVariant::Reference, 1_000);
     assert!(report.passed(), "{}", explain(&report));
     assert_eq!(report.score, report.max_score);
-    let random = report
-        .tests
-        .iter()
-        .find(|test| test.name == "random schedules")
-        .unwrap();
+    let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
     assert_eq!(random.runs, 1_000);
 }
 
@@ -64,11 +55,7 @@ fn every_buggy_variant_fails_on_its_own_invariant() {
         let invariants: Vec<&str> = report
             .tests
             .iter()
-            .filter_map(|test| {
-                test.counterexample
-                    .as_ref()
-                    .map(|ce| ce.violation.invariant.as_str())
-            })
+            .filter_map(|test| test.counterexample.as_ref().map(|ce| ce.violation.invariant.as_str()))
             .collect();
         assert!(
             invariants.contains(&invariant),
@@ -81,54 +68,21 @@ fn every_buggy_variant_fails_on_its_own_invariant() {
 #[test]
 fn the_ttl_unlock_bug_story_is_told_in_one_line() {
     let report = grade_variant(LockVariant::UnlockWithoutVersion, 10);
-    let test = report
-        .tests
-        .iter()
-        .find(|test| test.name.starts_with("the TTL unlock bug"))
-        .unwrap();
+    let test = report.tests.iter().find(|test| test.name.starts_with("the TTL unlock bug")).unwrap();
     assert_eq!(test.status, Status::Failed);
-    assert!(
-        test.message
-            .starts_with("p1 unlocked a lock that p2 held since t="),
-        "message: {}",
-        test.message
-    );
-    assert!(
-        test.message.contains("its own lock had expired at t="),
-        "message: {}",
-        test.message
-    );
+    assert!(test.message.starts_with("p1 unlocked a lock that p2 held since t="), "message: {}", test.message);
+    assert!(test.message.contains("its own lock had expired at t="), "message: {}", test.message);
 }
-
-
 
 #[test]
 fn random_failures_shrink_to_a_handful_of_events() {
     // Polling shows up in random schedules too; its first failing run is long.
-    let options = GradeOptions {
-        seeds: 200,
-        ..GradeOptions::default()
-    };
+    let options = GradeOptions { seeds: 200, ..GradeOptions::default() };
     let exercise = LockExercise;
-    let report = grade(
-        &exercise,
-        &mut |case| run_rust(LockVariant::WatchFromZero, case),
-        &options,
-    );
-    let random = report
-        .tests
-        .iter()
-        .find(|test| test.name == "random schedules")
-        .unwrap();
-    let counterexample = random
-        .counterexample
-        .as_ref()
-        .expect("the random schedules catch it");
-    assert!(
-        counterexample.shrunk_from_events >= 40,
-        "started from {} events",
-        counterexample.shrunk_from_events
-    );
+    let report = grade(&exercise, &mut |case| run_rust(LockVariant::WatchFromZero, case), &options);
+    let random = report.tests.iter().find(|test| test.name == "random schedules").unwrap();
+    let counterexample = random.counterexample.as_ref().expect("the random schedules catch it");
+    assert!(counterexample.shrunk_from_events >= 40, "started from {} events", counterexample.shrunk_from_events);
     assert!(
         counterexample.trace.len() <= 40,
         "shrunk to {} events:\n{}",
@@ -142,21 +96,11 @@ fn a_stopped_run_with_no_broken_rule_never_passes() {
     // A host that stops a run must say why; if no rule explains the stop, the
     // run fails anyway, whoever the stop was blamed on.
     let case = LockExercise.random_case(1);
-    let stopped = grader::Execution {
-        ending: sim::Ending::Stopped,
-        trace: Vec::new(),
-    };
-    let violation =
-        grader::grade::verdict(&LockExercise, &case, &stopped).expect("a stopped run fails");
+    let stopped = grader::Execution { ending: sim::Ending::Stopped, trace: Vec::new() };
+    let violation = grader::grade::verdict(&LockExercise, &case, &stopped).expect("a stopped run fails");
     assert_eq!(violation.invariant, grader::grade::RUN_STOPPED);
-    let finished = grader::Execution {
-        ending: sim::Ending::AllFinished,
-        trace: Vec::new(),
-    };
-    assert_eq!(
-        grader::grade::verdict(&LockExercise, &case, &finished),
-        None
-    );
+    let finished = grader::Execution { ending: sim::Ending::AllFinished, trace: Vec::new() };
+    assert_eq!(grader::grade::verdict(&LockExercise, &case, &finished), None);
 }
 
 /// A run that reaches its time limit ends at the limit, and a waiter's story
@@ -182,6 +126,14 @@ fn a_lock_outliving_the_run_is_told_by_its_expiry() {
     let execution = run_rust(LockVariant::Reference, &case);
     let violation = LockExercise.check(&case, &execution).expect("p2 waits forever");
     assert_eq!(violation.invariant, "liveness", "{}", violation.message);
-    assert!(violation.message.contains("when the run ended at t=60000 ms (its time limit of 60000 ms)"), "{}", violation.message);
-    assert!(violation.message.contains("with ttlMs 3600000, so it would expire only at t=36000"), "{}", violation.message);
+    assert!(
+        violation.message.contains("when the run ended at t=60000 ms (its time limit of 60000 ms)"),
+        "{}",
+        violation.message
+    );
+    assert!(
+        violation.message.contains("with ttlMs 3600000, so it would expire only at t=36000"),
+        "{}",
+        violation.message
+    );
 }

@@ -9,22 +9,15 @@ use grader::{grade_part_with, Case, GradeOptions, ScenarioPart, Status, TestRepo
 use lock::LockVariant;
 
 fn options() -> GradeOptions {
-    GradeOptions {
-        seeds: 40,
-        ..GradeOptions::default()
-    }
+    GradeOptions { seeds: 40, ..GradeOptions::default() }
 }
 
 /// Grades `variant` (or a part of it) and returns the report with the tests `on_test` received.
 fn graded(variant: LockVariant, part: ScenarioPart) -> (grader::SuiteReport, Vec<TestReport>) {
     let mut received = Vec::new();
-    let report = grade_part_with(
-        &LockExercise,
-        &mut |case| run_rust(variant, case),
-        &options(),
-        part,
-        &mut |test| received.push(test.clone()),
-    );
+    let report = grade_part_with(&LockExercise, &mut |case| run_rust(variant, case), &options(), part, &mut |test| {
+        received.push(test.clone())
+    });
     (report, received)
 }
 
@@ -37,7 +30,10 @@ fn on_test_receives_every_test_once_in_order_exactly_as_reported() {
         }
     }
     let (report, _) = graded(LockVariant::UnlockWithoutVersion, ScenarioPart::ALL);
-    assert!(report.tests.iter().any(|test| test.status == Status::Failed), "the buggy variant fails some test, so failures are streamed too");
+    assert!(
+        report.tests.iter().any(|test| test.status == Status::Failed),
+        "the buggy variant fails some test, so failures are streamed too"
+    );
 }
 
 /// The host side of `grade_json` for the lock exercise: the Rust variant runs each case.
@@ -51,10 +47,16 @@ fn run_json(variant: LockVariant) -> impl FnMut(&str) -> Result<HostAnswer, Stri
 #[test]
 fn grade_json_hands_over_each_test_and_the_report_is_unchanged() {
     let mut received = Vec::new();
-    let report = grade_json("lock", &options(), ScenarioPart::ALL, &mut run_json(LockVariant::UnlockWithoutVersion), &mut |test| {
-        received.push(serde_json::to_string(test).unwrap());
-        Ok(())
-    })
+    let report = grade_json(
+        "lock",
+        &options(),
+        ScenarioPart::ALL,
+        &mut run_json(LockVariant::UnlockWithoutVersion),
+        &mut |test| {
+            received.push(serde_json::to_string(test).unwrap());
+            Ok(())
+        },
+    )
     .unwrap();
     let entries: Vec<String> = report.tests.iter().map(|test| serde_json::to_string(test).unwrap()).collect();
     assert_eq!(received, entries);

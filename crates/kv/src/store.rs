@@ -136,7 +136,10 @@ impl Store {
         for (key, kv) in self.keys.range(prefix.to_string()..).take_while(|(key, _)| key.starts_with(prefix)) {
             bytes += key.len() + kv.value.len();
             if bytes > self.limits.range_bytes_max {
-                return Err(StoreError::RangeTooLarge { prefix: prefix.to_string(), bytes_max: self.limits.range_bytes_max });
+                return Err(StoreError::RangeTooLarge {
+                    prefix: prefix.to_string(),
+                    bytes_max: self.limits.range_bytes_max,
+                });
             }
             found.push(kv.clone());
         }

@@ -73,9 +73,7 @@ impl Compare {
             (CompareTarget::Value(_), None) => false,
             (CompareTarget::Value(want), Some(kv)) => ordered(self.op, kv.value.as_bytes(), want.as_bytes()),
             (CompareTarget::Version(want), kv) => ordered(self.op, kv.map_or(0, |kv| kv.version), *want),
-            (CompareTarget::CreateRevision(want), kv) => {
-                ordered(self.op, kv.map_or(0, |kv| kv.create_revision), *want)
-            }
+            (CompareTarget::CreateRevision(want), kv) => ordered(self.op, kv.map_or(0, |kv| kv.create_revision), *want),
             (CompareTarget::ModRevision(want), kv) => ordered(self.op, kv.map_or(0, |kv| kv.mod_revision), *want),
             (CompareTarget::Lease(want), kv) => {
                 let have = kv.and_then(|kv| kv.lease).map_or(0, |id| id.0);

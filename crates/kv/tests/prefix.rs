@@ -4,12 +4,7 @@
 use kv::{LeaseChoice, Store, StoreError};
 
 fn keys_and_creates(store: &Store, prefix: &str) -> Vec<(String, u64)> {
-    store
-        .range_prefix(prefix)
-        .expect("a valid prefix")
-        .into_iter()
-        .map(|kv| (kv.key, kv.create_revision))
-        .collect()
+    store.range_prefix(prefix).expect("a valid prefix").into_iter().map(|kv| (kv.key, kv.create_revision)).collect()
 }
 
 #[test]

@@ -58,43 +58,27 @@ impl ElectionVariant {
     ];
 
     /// Joins the queue under `prefix` and returns once this process leads.
-    pub async fn campaign(
-        self,
-        ctx: &Ctx,
-        prefix: &str,
-        ttl_ms: u64,
-    ) -> Result<Leadership, String> {
+    pub async fn campaign(self, ctx: &Ctx, prefix: &str, ttl_ms: u64) -> Result<Leadership, String> {
         let name = ctx.name();
         let key = format!("{prefix}{name}");
         let mut mine = join(ctx, &key, ttl_ms).await?;
         loop {
             let (version, records) = ctx.list(prefix).await?;
-            if self != ElectionVariant::IgnoresOwnExpiry
-                && !records.iter().any(|record| record.key == key)
-            {
+            if self != ElectionVariant::IgnoresOwnExpiry && !records.iter().any(|record| record.key == key) {
                 // Our key expired while we waited: we are out of the queue. Join again, at the back.
                 mine = join(ctx, &key, ttl_ms).await?;
                 continue;
             }
-            let older: Vec<&Listed> = records
-                .iter()
-                .filter(|record| record.create_version < mine)
-                .collect();
+            let older: Vec<&Listed> = records.iter().filter(|record| record.create_version < mine).collect();
             let Some(&predecessor) = older.last() else {
                 return Ok(Leadership { key, version: mine });
             };
             let watched = match self {
                 ElectionVariant::Herd => older[0],
-                ElectionVariant::WrongPredecessor => {
-                    by_name_before(&records, &key).unwrap_or(predecessor)
-                }
+                ElectionVariant::WrongPredecessor => by_name_before(&records, &key).unwrap_or(predecessor),
                 _ => predecessor,
             };
-            let after_version = if self == ElectionVariant::MissesDeletion {
-                version + 1
-            } else {
-                version
-            };
+            let after_version = if self == ElectionVariant::MissesDeletion { version + 1 } else { version };
             ctx.watch(&watched.key, after_version).await?;
         }
     }
@@ -110,14 +94,9 @@ impl ElectionVariant {
 
 /// Creates the candidate's key; returns the version that created it.
 async fn join(ctx: &Ctx, key: &str, ttl_ms: u64) -> Result<u64, String> {
-    match ctx
-        .compare_and_swap(key, &ctx.name(), None, None, Some(ttl_ms))
-        .await?
-    {
+    match ctx.compare_and_swap(key, &ctx.name(), None, None, Some(ttl_ms)).await? {
         Ok(version) => Ok(version),
-        Err(_) => Err(format!(
-            "campaign(): {key} already exists; resign must delete it"
-        )),
+        Err(_) => Err(format!("campaign(): {key} already exists; resign must delete it")),
     }
 }
 

@@ -75,7 +75,13 @@ impl FencingVariant {
     ];
 
     /// True if the worker applies the request.
-    pub async fn handle_request(self, ctx: &Ctx, memory: &WorkerMemory, lock_key: &str, request: &Request) -> Result<bool, String> {
+    pub async fn handle_request(
+        self,
+        ctx: &Ctx,
+        memory: &WorkerMemory,
+        lock_key: &str,
+        request: &Request,
+    ) -> Result<bool, String> {
         let id = request.id.as_str();
         match self {
             FencingVariant::AcceptAll => {

@@ -103,7 +103,11 @@ pub enum LeaseVariant {
 
 /// The lease's value a variant writes.
 fn value_of(variant: LeaseVariant, ctx: &LeaderCtx) -> String {
-    if variant == LeaseVariant::ValueNotName { "leader".into() } else { ctx.name() }
+    if variant == LeaseVariant::ValueNotName {
+        "leader".into()
+    } else {
+        ctx.name()
+    }
 }
 
 impl LeaseVariant {

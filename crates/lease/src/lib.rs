@@ -21,4 +21,4 @@ pub mod leader;
 pub use election::{ElectionVariant, Leadership};
 pub use fencing::{FencingVariant, Request, WorkerMemory};
 pub use join::join_all;
-pub use leader::{Lease, LeaseVariant, LeaderCtx};
+pub use leader::{LeaderCtx, Lease, LeaseVariant};

@@ -91,7 +91,8 @@ impl LockVariant {
             _ => {}
         }
         let name = self.value(ctx);
-        let current = if self == LockVariant::LockOverwrites { ctx.get(key).await?.map(|record| record.value) } else { None };
+        let current =
+            if self == LockVariant::LockOverwrites { ctx.get(key).await?.map(|record| record.value) } else { None };
         match ctx.compare_and_swap(key, &name, current.as_deref(), None, self.ttl(ttl_ms)).await? {
             Ok(version) => Ok(Some(version)),
             Err(Some(holder)) if self == LockVariant::TryLockClaimsHeldLock => Ok(Some(holder.version)),
@@ -103,7 +104,8 @@ impl LockVariant {
     pub async fn lock(self, ctx: &Ctx, key: &str, ttl_ms: u64) -> Result<u64, String> {
         loop {
             let name = self.value(ctx);
-            let current = if self == LockVariant::LockOverwrites { ctx.get(key).await?.map(|record| record.value) } else { None };
+            let current =
+                if self == LockVariant::LockOverwrites { ctx.get(key).await?.map(|record| record.value) } else { None };
             match ctx.compare_and_swap(key, &name, current.as_deref(), None, self.ttl(ttl_ms)).await? {
                 Ok(version) => return Ok(version),
                 Err(None) => continue, // vanished in between: try again at once

@@ -105,7 +105,8 @@ impl Call {
                 if let Some(ttl_ms) = ttl_ms {
                     options.push(format!("ttlMs: {ttl_ms}"));
                 }
-                let options = if options.is_empty() { String::new() } else { format!(", {{ {} }}", options.join(", ")) };
+                let options =
+                    if options.is_empty() { String::new() } else { format!(", {{ {} }}", options.join(", ")) };
                 format!("compareAndSwap({key:?}, {next_value:?}, {}{options})", quoted(current_value))
             }
             Call::Delete { key, version: Some(version) } => format!("delete({key:?}, {{ version: {version} }})"),
@@ -148,24 +149,42 @@ impl WatchEvent {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "camelCase")]
 pub enum Reply {
-    Get { record: Option<Record> },
-    Cas { ok: bool, version: Option<u64>, current: Option<Record> },
-    Delete { ok: bool },
-    Watch { event: WatchEvent },
+    Get {
+        record: Option<Record>,
+    },
+    Cas {
+        ok: bool,
+        version: Option<u64>,
+        current: Option<Record>,
+    },
+    Delete {
+        ok: bool,
+    },
+    Watch {
+        event: WatchEvent,
+    },
     /// The keys under a prefix, oldest first, and the store's version when
     /// they were read (etcd: the header's revision).
-    List { version: u64, records: Vec<Listed> },
+    List {
+        version: u64,
+        records: Vec<Listed>,
+    },
     Slept,
     /// The store refused the call (bad input or a limit); the caller's
     /// promise rejects with this message.
-    Refused { message: String },
+    Refused {
+        message: String,
+    },
 }
 
 impl Reply {
     pub fn describe(&self) -> String {
         fn record(record: &Option<Record>) -> String {
             record.as_ref().map_or("null".into(), |record| {
-                format!("{{ value: {:?}, version: {}, keyVersion: {} }}", record.value, record.version, record.key_version)
+                format!(
+                    "{{ value: {:?}, version: {}, keyVersion: {} }}",
+                    record.value, record.version, record.key_version
+                )
             })
         }
         match self {
@@ -175,8 +194,10 @@ impl Reply {
             Reply::Delete { ok } => format!("{{ ok: {ok} }}"),
             Reply::Watch { event } => format!("{{ type: {:?}, version: {} }}", event.kind, event.version),
             Reply::List { version, records } => {
-                let keys: Vec<String> =
-                    records.iter().map(|record| format!("{:?} created {}", record.key, record.create_version)).collect();
+                let keys: Vec<String> = records
+                    .iter()
+                    .map(|record| format!("{:?} created {}", record.key, record.create_version))
+                    .collect();
                 format!("{{ version: {version}, records: [{}] }}", keys.join(", "))
             }
             Reply::Slept => "woke up".into(),

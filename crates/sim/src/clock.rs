@@ -42,7 +42,8 @@ impl LocalClock {
         }
         // The clock advances at least rate_percent/100 per store ms, so this
         // upper bound reaches the target even without jumps.
-        let (mut low, mut high) = (from_store_ms, from_store_ms + (target_local_ms * 100).div_ceil(self.rate_percent) + 1);
+        let (mut low, mut high) =
+            (from_store_ms, from_store_ms + (target_local_ms * 100).div_ceil(self.rate_percent) + 1);
         debug_assert!(self.local_at(high) >= target_local_ms);
         while low < high {
             let middle = low + (high - low) / 2;

@@ -42,7 +42,13 @@ pub struct SimLimits {
 
 impl Default for SimLimits {
     fn default() -> Self {
-        SimLimits { steps_max: 20_000, time_ms_max: 120_000, trace_events_max: 20_000, calls_max: 5_000, processes_max: 16 }
+        SimLimits {
+            steps_max: 20_000,
+            time_ms_max: 120_000,
+            trace_events_max: 20_000,
+            calls_max: 5_000,
+            processes_max: 16,
+        }
     }
 }
 
@@ -66,7 +72,9 @@ impl Limit {
             Limit::Time => format!("the run went on past {} ms of simulated time", limits.time_ms_max),
             Limit::TraceEvents => format!("the run recorded more than {} events", limits.trace_events_max),
             Limit::Calls => format!("the processes made more than {} store calls", limits.calls_max),
-            Limit::Processes => format!("the plan asks for a number of processes outside 1 to {}", limits.processes_max),
+            Limit::Processes => {
+                format!("the plan asks for a number of processes outside 1 to {}", limits.processes_max)
+            }
         }
     }
 }
@@ -78,8 +86,12 @@ pub enum Ending {
     /// Every process finished or crashed.
     AllFinished,
     /// Nothing more can happen, yet these processes wait for an answer.
-    Stuck { waiting: Vec<ProcessIndex> },
-    Limit { limit: Limit },
+    Stuck {
+        waiting: Vec<ProcessIndex>,
+    },
+    Limit {
+        limit: Limit,
+    },
     /// The host stopped the run (a checker found a violation).
     Stopped,
 }
@@ -88,9 +100,15 @@ pub enum Ending {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Next {
     /// Hand `reply` to the process waiting on `call`, and run it.
-    Resume { process: ProcessIndex, call: CallId, reply: Reply },
+    Resume {
+        process: ProcessIndex,
+        call: CallId,
+        reply: Reply,
+    },
     /// The process crashed: drop its code, it never runs again.
-    Crashed { process: ProcessIndex },
+    Crashed {
+        process: ProcessIndex,
+    },
     Done(Ending),
 }
 
@@ -132,10 +150,20 @@ enum Pending {
     Arrive(CallId),
     /// The answer reaches the process.
     Deliver(CallId),
-    PauseStart { process: ProcessIndex, until_ms: u64 },
-    PauseEnd { process: ProcessIndex },
-    Crash { process: ProcessIndex },
-    Jump { process: ProcessIndex, forward_ms: u64 },
+    PauseStart {
+        process: ProcessIndex,
+        until_ms: u64,
+    },
+    PauseEnd {
+        process: ProcessIndex,
+    },
+    Crash {
+        process: ProcessIndex,
+    },
+    Jump {
+        process: ProcessIndex,
+        forward_ms: u64,
+    },
 }
 
 /// The store's own time limit, as a multiple of the run's: the run's limit
@@ -176,7 +204,8 @@ impl Sim {
                 calls_made: 0,
             })
             .collect();
-        let store_limits = kv::Limits { time_ms_max: limits.time_ms_max.saturating_mul(STORE_TIME_HEADROOM), ..kv::Limits::default() };
+        let store_limits =
+            kv::Limits { time_ms_max: limits.time_ms_max.saturating_mul(STORE_TIME_HEADROOM), ..kv::Limits::default() };
         let mut sim = Sim {
             plan,
             limits,
@@ -208,7 +237,9 @@ impl Sim {
                     sim.schedule(at_ms, Pending::PauseStart { process, until_ms: at_ms + duration_ms })
                 }
                 Fault::Crash { process, at_ms } => sim.schedule(at_ms, Pending::Crash { process }),
-                Fault::ClockJump { process, at_ms, forward_ms } => sim.schedule(at_ms, Pending::Jump { process, forward_ms }),
+                Fault::ClockJump { process, at_ms, forward_ms } => {
+                    sim.schedule(at_ms, Pending::Jump { process, forward_ms })
+                }
                 Fault::DelayRequest { .. } | Fault::DelayReply { .. } | Fault::ClockDrift { .. } => {}
             }
         }
@@ -311,8 +342,12 @@ impl Sim {
             .faults
             .iter()
             .map(|fault| match fault {
-                Fault::DelayRequest { process: p, call, extra_ms } if leg == 0 && *p == process && *call == index => *extra_ms,
-                Fault::DelayReply { process: p, call, extra_ms } if leg == 1 && *p == process && *call == index => *extra_ms,
+                Fault::DelayRequest { process: p, call, extra_ms } if leg == 0 && *p == process && *call == index => {
+                    *extra_ms
+                }
+                Fault::DelayReply { process: p, call, extra_ms } if leg == 1 && *p == process && *call == index => {
+                    *extra_ms
+                }
                 _ => 0,
             })
             .sum();
@@ -399,7 +434,8 @@ impl Sim {
             match (next_event_ms, next_expiry_ms) {
                 (None, None) => {
                     let waiting = self.processes.iter().enumerate().filter(|(_, state)| state.life == Life::Running);
-                    self.ended = Some(Ending::Stuck { waiting: waiting.map(|(index, _)| index as ProcessIndex).collect() });
+                    self.ended =
+                        Some(Ending::Stuck { waiting: waiting.map(|(index, _)| index as ProcessIndex).collect() });
                 }
                 (event, Some(expiry_ms)) if event.is_none_or(|event_ms| expiry_ms < event_ms) => {
                     // Only TTLs are left to move time: let the next key expire.
@@ -534,7 +570,9 @@ impl Sim {
                 }
                 let lease = ttl_ms.map_or(kv::LeaseChoice::None, kv::LeaseChoice::Ttl);
                 match store.compare_and_swap(key, next_value, &expect, lease) {
-                    Ok(kv::CasOutcome::Swapped { kv }) => Reply::Cas { ok: true, version: Some(kv.mod_revision), current: None },
+                    Ok(kv::CasOutcome::Swapped { kv }) => {
+                        Reply::Cas { ok: true, version: Some(kv.mod_revision), current: None }
+                    }
                     Ok(kv::CasOutcome::Mismatch { current }) => {
                         Reply::Cas { ok: false, version: None, current: current.as_ref().map(Record::from_kv) }
                     }
@@ -554,7 +592,9 @@ impl Sim {
                 Err(error) => refused(error),
             },
             Call::List { prefix } => match store.range_prefix(prefix) {
-                Ok(found) => Reply::List { version: store.revision(), records: found.iter().map(Listed::from_kv).collect() },
+                Ok(found) => {
+                    Reply::List { version: store.revision(), records: found.iter().map(Listed::from_kv).collect() }
+                }
                 Err(error) => refused(error),
             },
             Call::Sleep { .. } => unreachable!("sleeps never travel to the store"),

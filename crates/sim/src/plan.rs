@@ -180,7 +180,14 @@ impl Plan {
 
     /// A plan with no faults and the random scheduler.
     pub fn calm(seed: u64, processes: u32) -> Plan {
-        Plan { seed, processes, latency_min_ms: 1, latency_max_ms: 20, scheduler: Scheduler::Random, faults: Vec::new() }
+        Plan {
+            seed,
+            processes,
+            latency_min_ms: 1,
+            latency_max_ms: 20,
+            scheduler: Scheduler::Random,
+            faults: Vec::new(),
+        }
     }
 
     /// Draws a plan from `seed`, swarm style: the seed first picks which of
@@ -198,7 +205,9 @@ impl Plan {
                 let process = rng.range(0, u64::from(processes.max(1)) - 1) as ProcessIndex;
                 let at_ms = rng.range(0, profile.horizon_ms);
                 let fault = match kind {
-                    FaultKind::Pause => Fault::Pause { process, at_ms, duration_ms: rng.range(1, profile.pause_ms_max.max(1)) },
+                    FaultKind::Pause => {
+                        Fault::Pause { process, at_ms, duration_ms: rng.range(1, profile.pause_ms_max.max(1)) }
+                    }
                     FaultKind::Crash => {
                         if crashes >= profile.crashes_max.min(processes.saturating_sub(1)) {
                             continue;
@@ -280,7 +289,10 @@ mod tests {
             kinds.len() >= 4
         }));
         for kind in ALL_FAULT_KINDS {
-            assert!(plans.iter().any(|plan| plan.faults.iter().any(|fault| fault.kind() == kind)), "{kind:?} never drawn");
+            assert!(
+                plans.iter().any(|plan| plan.faults.iter().any(|fault| fault.kind() == kind)),
+                "{kind:?} never drawn"
+            );
         }
         // Never every process crashed: someone is left to make progress.
         for plan in &plans {

@@ -75,7 +75,9 @@ pub fn decode(token: &str) -> Result<Plan, TokenError> {
     for part in parts {
         let (tag, rest) = part.split_at(part.chars().next().map_or(0, char::len_utf8));
         match tag {
-            "s" => plan.seed = u64::from_str_radix(rest, 16).map_err(|_| TokenError(format!("`{part}` is not a seed")))?,
+            "s" => {
+                plan.seed = u64::from_str_radix(rest, 16).map_err(|_| TokenError(format!("`{part}` is not a seed")))?
+            }
             "n" => plan.processes = number(rest, part)?,
             "l" => {
                 let [low, high] = fields::<u64>(rest, &['-'], part)?[..] else {
@@ -152,7 +154,10 @@ mod tests {
     #[test]
     fn a_readable_example() {
         let plan = Plan {
-            faults: vec![Fault::Pause { process: 0, at_ms: 1200, duration_ms: 3000 }, Fault::Crash { process: 1, at_ms: 500 }],
+            faults: vec![
+                Fault::Pause { process: 0, at_ms: 1200, duration_ms: 3000 },
+                Fault::Crash { process: 1, at_ms: 500 },
+            ],
             ..Plan::calm(42, 3)
         };
         assert_eq!(encode(&plan), "v1.s2a.n3.l1-20.r.P0@1200+3000.C1@500");
@@ -160,7 +165,10 @@ mod tests {
 
     #[test]
     fn bad_tokens_say_what_is_wrong() {
-        assert_eq!(decode("hello").unwrap_err().to_string(), "`hello` is not a replay token (they start with `v1.`); copy the whole replay token from the report");
+        assert_eq!(
+            decode("hello").unwrap_err().to_string(),
+            "`hello` is not a replay token (they start with `v1.`); copy the whole replay token from the report"
+        );
         assert!(decode("v1.s2a.P0@x+1").unwrap_err().0.contains("`P0@x+1`"));
         assert!(decode("v1.Z9").is_err());
         assert!(decode("v1.s2a.P0@1").is_err());

@@ -52,22 +52,43 @@ pub enum Note {
 #[serde(tag = "what", rename_all = "camelCase")]
 pub enum Happening {
     /// A process made a call (request sent).
-    Invoke { call: CallId, request: Call },
+    Invoke {
+        call: CallId,
+        request: Call,
+    },
     /// The store applied a call; `result` is its answer, on its way back.
-    Apply { call: CallId, result: Reply, revision: u64 },
+    Apply {
+        call: CallId,
+        result: Reply,
+        revision: u64,
+    },
     /// The answer reached the process, which resumes.
-    Complete { call: CallId, reply: Reply },
+    Complete {
+        call: CallId,
+        reply: Reply,
+    },
     /// The answer could not be delivered: the process had crashed.
-    Lost { call: CallId },
+    Lost {
+        call: CallId,
+    },
     /// A key's TTL ran out; the store deleted it.
-    Expire { key: String, revision: u64 },
+    Expire {
+        key: String,
+        revision: u64,
+    },
     #[serde(rename_all = "camelCase")]
-    PauseStart { until_ms: u64 },
+    PauseStart {
+        until_ms: u64,
+    },
     PauseEnd,
     Crash,
     #[serde(rename_all = "camelCase")]
-    ClockJump { forward_ms: u64 },
-    Note { note: Note },
+    ClockJump {
+        forward_ms: u64,
+    },
+    Note {
+        note: Note,
+    },
     /// The process's workload returned.
     Finish,
 }

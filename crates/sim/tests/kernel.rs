@@ -126,7 +126,10 @@ fn a_crashed_process_never_resumes_but_its_request_still_lands() {
 #[test]
 fn drifting_clocks_and_jumps_change_local_time_only() {
     let plan = Plan {
-        faults: vec![Fault::ClockDrift { process: 0, percent: 10 }, Fault::ClockJump { process: 0, at_ms: 500, forward_ms: 700 }],
+        faults: vec![
+            Fault::ClockDrift { process: 0, percent: 10 },
+            Fault::ClockJump { process: 0, at_ms: 500, forward_ms: 700 },
+        ],
         ..Plan::calm(3, 1)
     };
     let (_, sim) = run(plan, |ctx| Box::pin(async move { ctx.sleep(1_000).await }));

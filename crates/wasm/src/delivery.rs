@@ -58,9 +58,12 @@ fn json<T: Serialize + ?Sized>(value: &T) -> String {
 #[wasm_bindgen(js_name = packDelivery)]
 pub fn pack_delivery(call: CallId, process: u32, clocks: &str, reply_json: &str) -> Result<String, JsError> {
     if !clocks.bytes().all(|byte| byte.is_ascii_digit() || byte == b',') {
-        return Err(JsError::new(&format!("packDelivery: clocks must be whole milliseconds separated by commas, got {clocks:?}")));
+        return Err(JsError::new(&format!(
+            "packDelivery: clocks must be whole milliseconds separated by commas, got {clocks:?}"
+        )));
     }
-    let reply: Reply = serde_json::from_str(reply_json).map_err(|error| JsError::new(&format!("packDelivery: not a reply: {error}")))?;
+    let reply: Reply = serde_json::from_str(reply_json)
+        .map_err(|error| JsError::new(&format!("packDelivery: not a reply: {error}")))?;
     Ok(pack(call, process, clocks, &reply))
 }
 
@@ -78,7 +81,10 @@ mod tests {
             (Reply::Get { record: record() }, r#"[3,1,"5,6",1,{"value":"p1","version":7,"keyVersion":1}]"#),
             (Reply::Get { record: None }, r#"[3,1,"5,6",1,null]"#),
             (Reply::Cas { ok: true, version: Some(8), current: None }, r#"[3,1,"5,6",1,{"ok":true,"version":8}]"#),
-            (Reply::Cas { ok: false, version: None, current: record() }, r#"[3,1,"5,6",1,{"ok":false,"current":{"value":"p1","version":7,"keyVersion":1}}]"#),
+            (
+                Reply::Cas { ok: false, version: None, current: record() },
+                r#"[3,1,"5,6",1,{"ok":false,"current":{"value":"p1","version":7,"keyVersion":1}}]"#,
+            ),
             (Reply::Delete { ok: false }, r#"[3,1,"5,6",1,{"ok":false}]"#),
             (Reply::Slept, r#"[3,1,"5,6",2,null]"#),
             (Reply::Refused { message: "key \"k\" is too long".into() }, r#"[3,1,"5,6",0,"key \"k\" is too long"]"#),

@@ -215,7 +215,12 @@ pub fn run(request: &FailoverRequest) -> Result<FailoverStory, String> {
     let execution = grader::lease::run_rust(LeaseVariant::Reference, &case);
     match execution.ending {
         Ending::Limit { limit: Limit::Time } | Ending::AllFinished => {}
-        _ => return Err("failoverRun: the run ended before its horizon; this is a bug in the simulator, please report it".into()),
+        _ => {
+            return Err(
+                "failoverRun: the run ended before its horizon; this is a bug in the simulator, please report it"
+                    .into(),
+            )
+        }
     }
     let story = tell(&execution, request.until_ms);
     debug_assert!(story.events.windows(2).all(|pair| event_at(&pair[0]) <= event_at(&pair[1])));
@@ -231,12 +236,17 @@ pub fn case_for(request: &FailoverRequest) -> Result<Case<LeaseWorkload>, String
         return Err(format!("failoverRun: untilMs is {until_ms}, above the simulator's limit of {UNTIL_MS_MAX} ms; reset the simulation"));
     }
     if request.faults.len() > FAULTS_MAX {
-        return Err(format!("failoverRun: {} faults, at most {FAULTS_MAX} fit in one run; reset the simulation", request.faults.len()));
+        return Err(format!(
+            "failoverRun: {} faults, at most {FAULTS_MAX} fit in one run; reset the simulation",
+            request.faults.len()
+        ));
     }
     let mut faults = Vec::with_capacity(request.faults.len());
     for &VisitorFault { kind, replica, at_ms, end_ms } in &request.faults {
         if !(1..=REPLICAS).contains(&replica) {
-            return Err(format!("failoverRun: replica {replica} does not exist; replicas are numbered 1 to {REPLICAS}"));
+            return Err(format!(
+                "failoverRun: replica {replica} does not exist; replicas are numbered 1 to {REPLICAS}"
+            ));
         }
         if at_ms > until_ms {
             return Err(format!(
@@ -247,18 +257,27 @@ pub fn case_for(request: &FailoverRequest) -> Result<Case<LeaseWorkload>, String
         faults.push(match (kind, end_ms) {
             (VisitorFaultKind::Crash, _) => Fault::Crash { process, at_ms },
             (VisitorFaultKind::Pause, Some(end_ms)) if end_ms < at_ms => {
-                return Err(format!("failoverRun: a freeze of replica {replica} ends at {end_ms} ms, before it starts at {at_ms} ms"));
+                return Err(format!(
+                    "failoverRun: a freeze of replica {replica} ends at {end_ms} ms, before it starts at {at_ms} ms"
+                ));
             }
             // A freeze that is still going on outlasts the run by a millisecond.
-            (VisitorFaultKind::Pause, end_ms) => Fault::Pause { process, at_ms, duration_ms: end_ms.unwrap_or(until_ms + 1) - at_ms },
+            (VisitorFaultKind::Pause, end_ms) => {
+                Fault::Pause { process, at_ms, duration_ms: end_ms.unwrap_or(until_ms + 1) - at_ms }
+            }
         });
     }
     let plan = Plan { faults, ..Plan::calm(SEED, REPLICAS) };
     // The replicas loop forever: the horizon ends every run. The other limits
     // sit far above what five minutes take (about 40 trace events and 10
     // calls per simulated second), so only the horizon is ever reached.
-    let limits =
-        SimLimits { time_ms_max: until_ms, steps_max: 1_000_000, trace_events_max: 1_000_000, calls_max: 200_000, processes_max: REPLICAS };
+    let limits = SimLimits {
+        time_ms_max: until_ms,
+        steps_max: 1_000_000,
+        trace_events_max: 1_000_000,
+        calls_max: 200_000,
+        processes_max: REPLICAS,
+    };
     let workload = LeaseWorkload { ttl_ms: TTL_MS, work_ms: WORK_MS, starts_ms: STARTS_MS.to_vec() };
     Ok(Case { scenario: "failover-simulator".into(), plan, workload, limits })
 }
@@ -319,7 +338,14 @@ fn tell(execution: &Execution, until_ms: u64) -> FailoverStory {
                 if let Call::Cas { current_value, .. } = request {
                     let kind = if current_value.is_none() { CallKind::Acquire } else { CallKind::Renew };
                     call_index[id] = Some(story.calls.len());
-                    story.calls.push(StoreCall { replica, kind, invoke_ms: at_ms, apply_ms: None, complete_ms: None, ok: None });
+                    story.calls.push(StoreCall {
+                        replica,
+                        kind,
+                        invoke_ms: at_ms,
+                        apply_ms: None,
+                        complete_ms: None,
+                        ok: None,
+                    });
                 }
             }
             (Happening::Apply { call, result, .. }, _, _) => {
@@ -341,7 +367,12 @@ fn tell(execution: &Execution, until_ms: u64) -> FailoverStory {
                         let after = story.holds.last().map(|hold| hold.replica);
                         open_hold = Some(story.holds.len());
                         story.holds.push(Hold { replica: holder, from_ms: at_ms, to_ms: None, writes_ms: vec![at_ms] });
-                        story.events.push(StoryEvent::Acquired { at_ms, replica: holder, version: version.unwrap_or(0), after });
+                        story.events.push(StoryEvent::Acquired {
+                            at_ms,
+                            replica: holder,
+                            version: version.unwrap_or(0),
+                            after,
+                        });
                     }
                 }
             }
@@ -353,7 +384,9 @@ fn tell(execution: &Execution, until_ms: u64) -> FailoverStory {
                     CallKind::Renew => renewal_refused[process] = !ok,
                     CallKind::Acquire if !ok => {
                         let holder = current.as_ref().and_then(|record| replica_named(&record.value));
-                        if let Some(holder) = holder.filter(|holder| *holder != replica && following[process] != Some(*holder)) {
+                        if let Some(holder) =
+                            holder.filter(|holder| *holder != replica && following[process] != Some(*holder))
+                        {
                             following[process] = Some(holder);
                             story.events.push(StoryEvent::Following { at_ms, replica, holder });
                         }
@@ -372,7 +405,11 @@ fn tell(execution: &Execution, until_ms: u64) -> FailoverStory {
                     Note::Calling { function } if function == "campaign" => Some(Role::Campaigning),
                     Note::Calling { function } if function == "lead" => Some(Role::Leading),
                     Note::Stepped { .. } => {
-                        let reason = if renewal_refused[process] { StepDownReason::RenewalFailed } else { StepDownReason::WindowPassed };
+                        let reason = if renewal_refused[process] {
+                            StepDownReason::RenewalFailed
+                        } else {
+                            StepDownReason::WindowPassed
+                        };
                         story.events.push(StoryEvent::SteppedDown { at_ms, replica, reason });
                         None
                     }
@@ -436,7 +473,11 @@ mod tests {
     }
 
     fn leader_at(story: &FailoverStory, at_ms: u64) -> Option<u32> {
-        story.holds.iter().find(|hold| hold.from_ms <= at_ms && hold.to_ms.is_none_or(|to_ms| at_ms < to_ms)).map(|hold| hold.replica)
+        story
+            .holds
+            .iter()
+            .find(|hold| hold.from_ms <= at_ms && hold.to_ms.is_none_or(|to_ms| at_ms < to_ms))
+            .map(|hold| hold.replica)
     }
 
     #[test]
@@ -468,7 +509,11 @@ mod tests {
         // Within the TTL (counted from the last renewal before the freeze) and a few round trips.
         assert!(takeover.from_ms <= 4_000 + TTL_MS + 200, "took over at {}", takeover.from_ms);
         assert_eq!(leader_at(&story, 15_000), Some(3));
-        assert!(story.events.contains(&StoryEvent::SteppedDown { at_ms: 9_000, replica: 1, reason: StepDownReason::WindowPassed }));
+        assert!(story.events.contains(&StoryEvent::SteppedDown {
+            at_ms: 9_000,
+            replica: 1,
+            reason: StepDownReason::WindowPassed
+        }));
         assert!(story
             .events
             .iter()
@@ -479,14 +524,18 @@ mod tests {
     fn the_past_does_not_change_when_the_run_goes_further() {
         let short = run(&FailoverRequest { until_ms: 6_000, faults: vec![pause(1, 4_000, None)] }).unwrap();
         let long = run(&FailoverRequest { until_ms: 12_000, faults: vec![pause(1, 4_000, Some(10_000))] }).unwrap();
-        let before = |story: &FailoverStory| story.events.iter().filter(|event| event_at(event) <= 6_000).cloned().collect::<Vec<_>>();
+        let before = |story: &FailoverStory| {
+            story.events.iter().filter(|event| event_at(event) <= 6_000).cloned().collect::<Vec<_>>()
+        };
         assert_eq!(before(&short), before(&long));
         assert_eq!(short.pauses, vec![PauseSpan { replica: 1, from_ms: 4_000, to_ms: None }]);
     }
 
     #[test]
     fn crashing_everyone_still_lets_the_lease_expire() {
-        let crashes = (1..=3).map(|replica| VisitorFault { kind: VisitorFaultKind::Crash, replica, at_ms: 2_000, end_ms: None }).collect();
+        let crashes = (1..=3)
+            .map(|replica| VisitorFault { kind: VisitorFaultKind::Crash, replica, at_ms: 2_000, end_ms: None })
+            .collect();
         let story = run(&FailoverRequest { until_ms: 10_000, faults: crashes }).unwrap();
         assert_eq!(story.holds.len(), 1);
         let hold = &story.holds[0];

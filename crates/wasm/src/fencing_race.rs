@@ -365,7 +365,11 @@ pub fn presets() -> Vec<Preset> {
         // wakes and sends A3 anyway.
         Preset {
             id: "paused-leader",
-            request: RaceRequest { worker: WorkerMode::Trusts, pause: Some(Pause { before: 3, ms: 2_500 }), delay: None },
+            request: RaceRequest {
+                worker: WorkerMode::Trusts,
+                pause: Some(Pause { before: 3, ms: 2_500 }),
+                delay: None,
+            },
         },
         // A2 lingers in the network for 3 s; meanwhile A pauses before A3
         // and B takes over, so A2 arrives from an earlier tenure.
@@ -457,7 +461,9 @@ pub fn validate(request: &RaceRequest) -> Result<(), String> {
     }
     if let Some(Delay { request, ms, .. }) = request.delay {
         if !(1..=REQUESTS_PER_LEADER).contains(&request) {
-            return Err(format!("fencingRaceRun: A has requests 1 to {REQUESTS_PER_LEADER}; delay.request is {request}"));
+            return Err(format!(
+                "fencingRaceRun: A has requests 1 to {REQUESTS_PER_LEADER}; delay.request is {request}"
+            ));
         }
         if ms > DELAY_MS_MAX {
             return Err(format!("fencingRaceRun: a delay of {ms} ms is longer than the widget's {DELAY_MS_MAX} ms; choose a shorter one"));
@@ -484,10 +490,26 @@ pub fn run(request: &RaceRequest) -> Result<RaceStory, String> {
 enum Action {
     /// A leader sends a compare-and-swap for the free lock.
     Campaign(Leader),
-    AcquireAtStore { leader: Leader, call: usize },
-    AcquireAnswered { leader: Leader, call: usize, version: Option<u64>, holder: Option<Leader> },
-    RenewAtStore { leader: Leader, call: usize, version: u64 },
-    RenewAnswered { leader: Leader, call: usize, version: Option<u64> },
+    AcquireAtStore {
+        leader: Leader,
+        call: usize,
+    },
+    AcquireAnswered {
+        leader: Leader,
+        call: usize,
+        version: Option<u64>,
+        holder: Option<Leader>,
+    },
+    RenewAtStore {
+        leader: Leader,
+        call: usize,
+        version: u64,
+    },
+    RenewAnswered {
+        leader: Leader,
+        call: usize,
+        version: Option<u64>,
+    },
     /// The lock a leader watches was deleted; the news reaches it now.
     LockFreed(Leader),
     /// A leader's loop: renew if due, then check.
@@ -495,9 +517,18 @@ enum Action {
     /// A leader sends its prepared request.
     Send(Leader),
     ArriveAtWorker(usize),
-    ReadAtStore { request: usize, call: usize },
-    ReadAnswered { request: usize, call: usize },
-    TxnAtStore { request: usize, call: usize },
+    ReadAtStore {
+        request: usize,
+        call: usize,
+    },
+    ReadAnswered {
+        request: usize,
+        call: usize,
+    },
+    TxnAtStore {
+        request: usize,
+        call: usize,
+    },
     WriteAtData(usize),
     /// The store's clock reaches a lease deadline.
     StoreTick,
@@ -581,7 +612,8 @@ impl Race {
 
     /// Moves the store's clock, recording the lease's expiry.
     fn advance_store(&mut self, to_ms: u64) {
-        let events = self.store.advance_to(to_ms).expect("the race's clock only moves forward, within the store's limits");
+        let events =
+            self.store.advance_to(to_ms).expect("the race's clock only moves forward, within the store's limits");
         for event in events {
             if event.key != LOCK_KEY {
                 continue;
@@ -600,7 +632,15 @@ impl Race {
     }
 
     fn call(&mut self, caller: Caller, kind: CallKind, request: Option<usize>, sent_ms: u64) -> usize {
-        self.story.calls.push(StoreCall { caller, kind, request, sent_ms, applied_ms: None, answered_ms: None, ok: None });
+        self.story.calls.push(StoreCall {
+            caller,
+            kind,
+            request,
+            sent_ms,
+            applied_ms: None,
+            answered_ms: None,
+            ok: None,
+        });
         self.story.calls.len() - 1
     }
 
@@ -773,7 +813,9 @@ impl Race {
             Action::ReadAnswered { request, call } => {
                 self.story.calls[call].answered_ms = Some(now);
                 let entry = &self.story.requests[request];
-                let matches = entry.read_holder.is_some_and(|holder| holder.leader == entry.leader && holder.version == entry.version);
+                let matches = entry
+                    .read_holder
+                    .is_some_and(|holder| holder.leader == entry.leader && holder.version == entry.version);
                 if matches {
                     self.send_write(request, now);
                 } else {
@@ -823,7 +865,9 @@ impl Race {
 
     /// The lock's holder now, as the store says.
     fn lock_holder(&self) -> Option<Holder> {
-        self.store.get(LOCK_KEY).and_then(|kv| Leader::named(&kv.value).map(|leader| Holder { leader, version: kv.mod_revision }))
+        self.store
+            .get(LOCK_KEY)
+            .and_then(|kv| Leader::named(&kv.value).map(|leader| Holder { leader, version: kv.mod_revision }))
     }
 
     /// The visitor's delay, if it is for this request of A's.
@@ -855,7 +899,12 @@ impl Race {
         }
         self.story.checks.push(LockCheck { leader, at_ms: now });
         let number = state.sent + 1;
-        let pause_ms = self.story.request.pause.filter(|pause| leader == Leader::A && pause.before == number).map_or(0, |pause| pause.ms);
+        let pause_ms = self
+            .story
+            .request
+            .pause
+            .filter(|pause| leader == Leader::A && pause.before == number)
+            .map_or(0, |pause| pause.ms);
         if pause_ms > 0 {
             let to_ms = now + pause_ms;
             self.story.pauses.push(Span { leader, from_ms: now, to_ms: (to_ms <= UNTIL_MS).then_some(to_ms) });
@@ -918,7 +967,12 @@ mod tests {
     }
 
     fn outcome_of(story: &RaceStory, id: &str) -> Option<Outcome> {
-        story.requests.iter().find(|request| request.id == id).unwrap_or_else(|| panic!("no request {id}: {:?}", outcomes(story))).outcome
+        story
+            .requests
+            .iter()
+            .find(|request| request.id == id)
+            .unwrap_or_else(|| panic!("no request {id}: {:?}", outcomes(story)))
+            .outcome
     }
 
     fn preset(id: &str) -> RaceRequest {
@@ -943,10 +997,16 @@ mod tests {
             assert!(story.holds[0].writes.len() >= 4, "renews every ttl/2 or so: {:?}", story.holds[0].writes);
             assert_eq!(
                 outcomes(&story),
-                (1..=REQUESTS_PER_LEADER).map(|number| (format!("A{number}"), Some(Outcome::Applied))).collect::<Vec<_>>(),
+                (1..=REQUESTS_PER_LEADER)
+                    .map(|number| (format!("A{number}"), Some(Outcome::Applied)))
+                    .collect::<Vec<_>>(),
                 "{worker:?}"
             );
-            assert!(story.events.contains(&StoryEvent::Waiting { at_ms: B_START_MS + 2 * LATENCY_MS, leader: Leader::B, holder: Leader::A }));
+            assert!(story.events.contains(&StoryEvent::Waiting {
+                at_ms: B_START_MS + 2 * LATENCY_MS,
+                leader: Leader::B,
+                holder: Leader::A
+            }));
         }
     }
 
@@ -965,7 +1025,11 @@ mod tests {
         let request = preset("paused-leader");
         for worker in WORKERS {
             let story = run(&with_worker(&request, worker)).unwrap();
-            assert_eq!(story.holds.iter().map(|hold| hold.leader).collect::<Vec<_>>(), vec![Leader::A, Leader::B], "{worker:?}");
+            assert_eq!(
+                story.holds.iter().map(|hold| hold.leader).collect::<Vec<_>>(),
+                vec![Leader::A, Leader::B],
+                "{worker:?}"
+            );
             let a3 = story.requests.iter().find(|request| request.id == "A3").unwrap();
             assert!(a3.sent_ms > story.holds[1].from_ms, "A3 leaves after B took over");
             let expected = match worker {
@@ -976,7 +1040,10 @@ mod tests {
             };
             assert_eq!(a3.outcome, Some(expected), "{worker:?}: {:?}", outcomes(&story));
             assert!(is_applied(outcome_of(&story, "B1")), "{worker:?}");
-            assert!(story.events.iter().any(|event| matches!(event, StoryEvent::SteppedDown { leader: Leader::A, .. })));
+            assert!(story
+                .events
+                .iter()
+                .any(|event| matches!(event, StoryEvent::SteppedDown { leader: Leader::A, .. })));
         }
     }
 
@@ -996,7 +1063,10 @@ mod tests {
                 WorkerMode::Highest => Outcome::RefusedByData,
             };
             assert_eq!(a2.outcome, Some(expected), "{worker:?}: {:?}", outcomes(&story));
-            assert!(story.requests.iter().all(|request| request.id != "A3" || request.arrived_ms.is_none_or(|at| at > a2.arrived_ms.unwrap())));
+            assert!(story
+                .requests
+                .iter()
+                .all(|request| request.id != "A3" || request.arrived_ms.is_none_or(|at| at > a2.arrived_ms.unwrap())));
         }
     }
 
@@ -1006,7 +1076,11 @@ mod tests {
         let asks = run(&with_worker(&request, WorkerMode::Asks)).unwrap();
         let a3 = asks.requests.iter().find(|request| request.id == "A3").unwrap();
         let b_from = asks.holds[1].from_ms;
-        assert_eq!(a3.read_holder, Some(Holder { leader: Leader::A, version: a3.version }), "the read finds A still holding");
+        assert_eq!(
+            a3.read_holder,
+            Some(Holder { leader: Leader::A, version: a3.version }),
+            "the read finds A still holding"
+        );
         assert!(a3.read_ms.unwrap() < asks.holds[0].to_ms.unwrap(), "read while A's lease still holds");
         assert!(a3.decided_ms.unwrap() > b_from, "written after B took over");
         assert_eq!(a3.outcome, Some(Outcome::Double), "{:?}", outcomes(&asks));
@@ -1017,7 +1091,11 @@ mod tests {
         let highest = run(&with_worker(&request, WorkerMode::Highest)).unwrap();
         assert_eq!(outcome_of(&highest, "A3"), Some(Outcome::RefusedByData));
         for story in [&atomic, &highest] {
-            assert!(story.requests.iter().all(|request| request.outcome != Some(Outcome::Double)), "{:?}", outcomes(story));
+            assert!(
+                story.requests.iter().all(|request| request.outcome != Some(Outcome::Double)),
+                "{:?}",
+                outcomes(story)
+            );
             assert!(is_applied(outcome_of(story, "B1")));
         }
     }
@@ -1026,7 +1104,9 @@ mod tests {
     fn the_atomic_worker_is_never_late_and_the_highest_token_worker_never_doubles() {
         for before in 1..=REQUESTS_PER_LEADER {
             for pause_ms in (0..=PAUSE_MS_MAX).step_by(250) {
-                for (request, hop, delay_ms) in [(before, Hop::ToWorker, 0), (before, Hop::Write, 700), (1, Hop::ToWorker, 3_000)] {
+                for (request, hop, delay_ms) in
+                    [(before, Hop::ToWorker, 0), (before, Hop::Write, 700), (1, Hop::ToWorker, 3_000)]
+                {
                     let choices = |worker| RaceRequest {
                         worker,
                         pause: Some(Pause { before, ms: pause_ms }),
@@ -1034,7 +1114,10 @@ mod tests {
                     };
                     let atomic = run(&choices(WorkerMode::Atomic)).unwrap();
                     assert!(
-                        atomic.requests.iter().all(|request| !matches!(request.outcome, Some(Outcome::Late | Outcome::Double))),
+                        atomic
+                            .requests
+                            .iter()
+                            .all(|request| !matches!(request.outcome, Some(Outcome::Late | Outcome::Double))),
                         "{:?}: {:?}",
                         choices(WorkerMode::Atomic),
                         outcomes(&atomic)
@@ -1054,8 +1137,14 @@ mod tests {
     #[test]
     fn the_lease_never_has_two_holders_and_tokens_grow() {
         for pause_ms in (0..=PAUSE_MS_MAX).step_by(100) {
-            let story = run(&RaceRequest { worker: WorkerMode::Asks, pause: Some(Pause { before: 2, ms: pause_ms }), delay: None }).unwrap();
-            let versions: Vec<u64> = story.holds.iter().flat_map(|hold| hold.writes.iter().map(|write| write.version)).collect();
+            let story = run(&RaceRequest {
+                worker: WorkerMode::Asks,
+                pause: Some(Pause { before: 2, ms: pause_ms }),
+                delay: None,
+            })
+            .unwrap();
+            let versions: Vec<u64> =
+                story.holds.iter().flat_map(|hold| hold.writes.iter().map(|write| write.version)).collect();
             assert!(versions.windows(2).all(|pair| pair[0] < pair[1]), "{versions:?}");
             // A pause longer than what is left of the lease hands it to B.
             if pause_ms >= TTL_MS {
@@ -1066,18 +1155,29 @@ mod tests {
 
     #[test]
     fn the_past_does_not_depend_on_later_choices() {
-        let early = run(&RaceRequest { worker: WorkerMode::Asks, pause: Some(Pause { before: 4, ms: 2_000 }), delay: None }).unwrap();
+        let early =
+            run(&RaceRequest { worker: WorkerMode::Asks, pause: Some(Pause { before: 4, ms: 2_000 }), delay: None })
+                .unwrap();
         let calm = run(&RaceRequest { worker: WorkerMode::Asks, pause: None, delay: None }).unwrap();
         let pause_at = early.pauses[0].from_ms;
-        let before = |story: &RaceStory| story.events.iter().filter(|event| event.at_ms() < pause_at).cloned().collect::<Vec<_>>();
+        let before = |story: &RaceStory| {
+            story.events.iter().filter(|event| event.at_ms() < pause_at).cloned().collect::<Vec<_>>()
+        };
         assert_eq!(before(&early), before(&calm));
     }
 
     #[test]
     fn bad_requests_say_what_to_do() {
-        let error = run(&RaceRequest { worker: WorkerMode::Asks, pause: Some(Pause { before: 9, ms: 100 }), delay: None }).unwrap_err();
+        let error =
+            run(&RaceRequest { worker: WorkerMode::Asks, pause: Some(Pause { before: 9, ms: 100 }), delay: None })
+                .unwrap_err();
         assert!(error.contains("requests 1 to 5"), "{error}");
-        let error = run(&RaceRequest { worker: WorkerMode::Asks, pause: None, delay: Some(Delay { request: 1, hop: Hop::Write, ms: DELAY_MS_MAX + 1 }) }).unwrap_err();
+        let error = run(&RaceRequest {
+            worker: WorkerMode::Asks,
+            pause: None,
+            delay: Some(Delay { request: 1, hop: Hop::Write, ms: DELAY_MS_MAX + 1 }),
+        })
+        .unwrap_err();
         assert!(error.contains("shorter"), "{error}");
     }
 }

@@ -25,12 +25,20 @@ struct JsGradeOptions {
 /// grading stops and this throws its message.
 /// Returns the suite report as JSON.
 #[wasm_bindgen(js_name = gradeSubmission)]
-pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Function, on_test: Option<js_sys::Function>) -> Result<String, JsError> {
+pub fn grade_submission(
+    exercise: &str,
+    options: JsValue,
+    run_case: &js_sys::Function,
+    on_test: Option<js_sys::Function>,
+) -> Result<String, JsError> {
     let js_options: JsGradeOptions = if options.is_undefined() || options.is_null() {
         JsGradeOptions::default()
     } else {
-        serde_wasm_bindgen::from_value(options)
-            .map_err(|error| JsError::new(&format!("gradeSubmission's options: {error}; pass {{ firstSeed, seeds, shrinkAttemptsMax, scenarioPart }}")))?
+        serde_wasm_bindgen::from_value(options).map_err(|error| {
+            JsError::new(&format!(
+                "gradeSubmission's options: {error}; pass {{ firstSeed, seeds, shrinkAttemptsMax, scenarioPart }}"
+            ))
+        })?
     };
     let defaults = GradeOptions::default();
     let options = GradeOptions {
@@ -39,27 +47,37 @@ pub fn grade_submission(exercise: &str, options: JsValue, run_case: &js_sys::Fun
         shrink_attempts_max: js_options.shrink_attempts_max.unwrap_or(defaults.shrink_attempts_max),
     };
     let mut run = |case_json: &str| -> Result<HostAnswer, String> {
-        let answer = run_case
-            .call1(&JsValue::NULL, &JsValue::from_str(case_json))
-            .map_err(|error| describe_js_error(&error))?;
+        let answer =
+            run_case.call1(&JsValue::NULL, &JsValue::from_str(case_json)).map_err(|error| describe_js_error(&error))?;
         if let Some(ticket) = answer.as_f64() {
-            return crate::sim_handle::take_handed_off(ticket as u32)
-                .map(HostAnswer::Execution)
-                .ok_or_else(|| format!("runCase answered with ticket {ticket}, which is not the latest Simulation.handOff()"));
+            return crate::sim_handle::take_handed_off(ticket as u32).map(HostAnswer::Execution).ok_or_else(|| {
+                format!("runCase answered with ticket {ticket}, which is not the latest Simulation.handOff()")
+            });
         }
-        answer.as_string().map(HostAnswer::Json).ok_or_else(|| "runCase must return the execution as a JSON string or a handOff() ticket".to_string())
+        answer
+            .as_string()
+            .map(HostAnswer::Json)
+            .ok_or_else(|| "runCase must return the execution as a JSON string or a handOff() ticket".to_string())
     };
     let part = match js_options.scenario_part {
         Some((index, count)) if count > 0 && index < count => grader::ScenarioPart { index, count },
-        Some((index, count)) => return Err(JsError::new(&format!("gradeSubmission's options: scenarioPart [{index}, {count}] must be [index, count] with index < count"))),
+        Some((index, count)) => {
+            return Err(JsError::new(&format!(
+                "gradeSubmission's options: scenarioPart [{index}, {count}] must be [index, count] with index < count"
+            )))
+        }
         None => grader::ScenarioPart::ALL,
     };
     let mut finished = |test: &grader::TestReport| -> Result<(), String> {
         let Some(on_test) = &on_test else { return Ok(()) };
         let json = serde_json::to_string(test).expect("reports serialize");
-        on_test.call1(&JsValue::NULL, &JsValue::from_str(&json)).map(|_| ()).map_err(|error| format!("onTest failed: {}", describe_js_error(&error)))
+        on_test
+            .call1(&JsValue::NULL, &JsValue::from_str(&json))
+            .map(|_| ())
+            .map_err(|error| format!("onTest failed: {}", describe_js_error(&error)))
     };
-    let report = grader::dynamic::grade_json(exercise, &options, part, &mut run, &mut finished).map_err(|message| JsError::new(&message))?;
+    let report = grader::dynamic::grade_json(exercise, &options, part, &mut run, &mut finished)
+        .map_err(|message| JsError::new(&message))?;
     Ok(serde_json::to_string(&report).expect("reports serialize"))
 }
 
@@ -94,13 +112,15 @@ pub fn reference_execution(exercise: &str, case_json: &str) -> Result<String, Js
 /// The execution the grader reads from the runner's answer for a case.
 #[wasm_bindgen(js_name = executionFromAnswer)]
 pub fn execution_from_answer(exercise: &str, case_json: &str, answer_json: &str) -> Result<String, JsError> {
-    grader::dynamic::execution_json_from_answer(exercise, case_json, answer_json).map_err(|message| JsError::new(&message))
+    grader::dynamic::execution_json_from_answer(exercise, case_json, answer_json)
+        .map_err(|message| JsError::new(&message))
 }
 
 /// Checks the runner's answer for one case: the violation as JSON, or "null".
 #[wasm_bindgen(js_name = checkAnswer)]
 pub fn check_answer(exercise: &str, case_json: &str, answer_json: &str) -> Result<String, JsError> {
-    let violation = grader::dynamic::check_json(exercise, case_json, answer_json).map_err(|message| JsError::new(&message))?;
+    let violation =
+        grader::dynamic::check_json(exercise, case_json, answer_json).map_err(|message| JsError::new(&message))?;
     Ok(serde_json::to_string(&violation).expect("violations serialize"))
 }
 
@@ -122,27 +142,31 @@ pub fn exercise_registry() -> String {
 /// every timeline says it (for replays, whose execution comes without them).
 #[wasm_bindgen(js_name = describeTrace)]
 pub fn describe_trace(trace_json: &str) -> Result<String, JsError> {
-    let trace: Vec<sim::TraceEvent> = serde_json::from_str(trace_json).map_err(|error| JsError::new(&format!("malformed trace: {error}")))?;
+    let trace: Vec<sim::TraceEvent> =
+        serde_json::from_str(trace_json).map_err(|error| JsError::new(&format!("malformed trace: {error}")))?;
     Ok(serde_json::to_string(&grader::timeline::event_words(&trace)).expect("words serialize"))
 }
 
 /// A call (JSON, as the harness sends it) in words, e.g. `get("locks/bar")`: for lab mode.
 #[wasm_bindgen(js_name = describeCall)]
 pub fn describe_call(call_json: &str) -> Result<String, JsError> {
-    let call: sim::Call = serde_json::from_str(call_json).map_err(|error| JsError::new(&format!("malformed call: {error}")))?;
+    let call: sim::Call =
+        serde_json::from_str(call_json).map_err(|error| JsError::new(&format!("malformed call: {error}")))?;
     Ok(call.describe())
 }
 
 /// A reply (JSON) in words, e.g. `{ ok: true, version: 7 }`: for lab mode.
 #[wasm_bindgen(js_name = describeReply)]
 pub fn describe_reply(reply_json: &str) -> Result<String, JsError> {
-    let reply: sim::Reply = serde_json::from_str(reply_json).map_err(|error| JsError::new(&format!("malformed reply: {error}")))?;
+    let reply: sim::Reply =
+        serde_json::from_str(reply_json).map_err(|error| JsError::new(&format!("malformed reply: {error}")))?;
     Ok(reply.describe())
 }
 
 /// A note (JSON, as the harness records it) in words: for lab mode.
 #[wasm_bindgen(js_name = describeNote)]
 pub fn describe_note(note_json: &str) -> Result<String, JsError> {
-    let note: sim::Note = serde_json::from_str(note_json).map_err(|error| JsError::new(&format!("malformed note: {error}")))?;
+    let note: sim::Note =
+        serde_json::from_str(note_json).map_err(|error| JsError::new(&format!("malformed note: {error}")))?;
     Ok(grader::timeline::describe_note(&note))
 }

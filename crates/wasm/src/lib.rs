@@ -17,10 +17,10 @@
 #[cfg(feature = "grader")]
 pub mod failover;
 // The fencing race lives in the store module only: its widget loads that one.
-#[cfg(not(feature = "grader"))]
-pub mod fencing_race;
 #[cfg(feature = "grader")]
 mod delivery;
+#[cfg(not(feature = "grader"))]
+pub mod fencing_race;
 #[cfg(feature = "grader")]
 mod grading;
 mod js_types;

@@ -34,8 +34,8 @@ impl SimHandle {
     /// A run of `caseJson` (a grader case: `{ plan, limits, … }`).
     #[wasm_bindgen(constructor)]
     pub fn new(case_json: &str) -> Result<SimHandle, JsError> {
-        let case: CasePlan =
-            serde_json::from_str(case_json).map_err(|error| JsError::new(&format!("Simulation: malformed case: {error}")))?;
+        let case: CasePlan = serde_json::from_str(case_json)
+            .map_err(|error| JsError::new(&format!("Simulation: malformed case: {error}")))?;
         Ok(SimHandle { sim: Sim::new(case.plan, case.limits), last_process: 0, calls_made: 0 })
     }
 
@@ -140,21 +140,31 @@ impl SimHandle {
     /// One outbox line; `Err` is the reason the run stops (an `s` line, or a
     /// line that cannot be read).
     fn apply_line(&mut self, line: &str) -> Result<(), String> {
-        let unreadable = |what: &str| format!("did something the grader could not record ({what}); if your code only used ctx as documented, please report this");
+        let unreadable = |what: &str| {
+            format!("did something the grader could not record ({what}); if your code only used ctx as documented, please report this")
+        };
         let (head, payload) = line.split_once('|').ok_or_else(|| unreadable("an outbox line without a separator"))?;
         let kind = head.bytes().next().ok_or_else(|| unreadable("an outbox line that names no kind"))?;
-        let process: u32 = head.get(1..).and_then(|digits| digits.parse().ok()).ok_or_else(|| unreadable("an outbox line without a process"))?;
+        let process: u32 = head
+            .get(1..)
+            .and_then(|digits| digits.parse().ok())
+            .ok_or_else(|| unreadable("an outbox line without a process"))?;
         match kind {
             b'c' => {
-                let call: Call = serde_json::from_str(payload).map_err(|error| unreadable(&format!("a store call: {error}")))?;
+                let call: Call =
+                    serde_json::from_str(payload).map_err(|error| unreadable(&format!("a store call: {error}")))?;
                 let id = self.sim.call(process, call).ok();
                 if id != Some(self.calls_made) {
-                    return Err(unreadable(&format!("a call numbered {} by the harness, {id:?} by the simulation", self.calls_made)));
+                    return Err(unreadable(&format!(
+                        "a call numbered {} by the harness, {id:?} by the simulation",
+                        self.calls_made
+                    )));
                 }
                 self.calls_made += 1;
             }
             b'n' => {
-                let note: Note = serde_json::from_str(payload).map_err(|error| unreadable(&format!("a note: {error}")))?;
+                let note: Note =
+                    serde_json::from_str(payload).map_err(|error| unreadable(&format!("a note: {error}")))?;
                 let _ = self.sim.note(process, note);
             }
             b'f' => {

@@ -58,7 +58,13 @@ impl WasmStore {
         self.store.get(key).map(|kv| self.record(kv))
     }
 
-    fn cas(&mut self, key: &str, next_value: &str, expect: &JsExpect, options: &JsWriteOptions) -> Result<JsCasResult, JsError> {
+    fn cas(
+        &mut self,
+        key: &str,
+        next_value: &str,
+        expect: &JsExpect,
+        options: &JsWriteOptions,
+    ) -> Result<JsCasResult, JsError> {
         let mut wanted = match &expect.value {
             None => kv::Expect::absent(),
             Some(value) => kv::Expect::value(value.clone()),
@@ -116,7 +122,8 @@ impl WasmStore {
         expect: JsValue,
         options: JsValue,
     ) -> Result<JsValue, JsError> {
-        let expect: JsExpect = from_js(expect, "compareAndSwap's expectation", "{ value: null } or { value: \"old\", version: 7 }")?;
+        let expect: JsExpect =
+            from_js(expect, "compareAndSwap's expectation", "{ value: null } or { value: \"old\", version: 7 }")?;
         let options: JsWriteOptions = from_js(options, "compareAndSwap's options", "{ ttlMs: 2000 }")?;
         to_js(&self.cas(key, next_value, &expect, &options)?)
     }
@@ -182,7 +189,9 @@ impl WasmStore {
     /// Restarts a lease's TTL from now; returns the TTL.
     #[wasm_bindgen(js_name = keepAlive)]
     pub fn keep_alive(&mut self, lease: f64) -> Result<f64, JsError> {
-        let ttl_ms = self.store.keep_alive(kv::LeaseId(whole_number("keepAlive's lease", lease)?))
+        let ttl_ms = self
+            .store
+            .keep_alive(kv::LeaseId(whole_number("keepAlive's lease", lease)?))
             .map_err(|error| store_error("keepAlive", error))?;
         Ok(ttl_ms as f64)
     }
@@ -190,8 +199,10 @@ impl WasmStore {
     /// Revokes a lease, deleting its keys in one revision.
     #[wasm_bindgen(js_name = revokeLease)]
     pub fn revoke_lease(&mut self, lease: f64) -> Result<f64, JsError> {
-        let revision =
-            self.store.revoke_lease(kv::LeaseId(whole_number("revokeLease's lease", lease)?)).map_err(|error| store_error("revokeLease", error))?;
+        let revision = self
+            .store
+            .revoke_lease(kv::LeaseId(whole_number("revokeLease's lease", lease)?))
+            .map_err(|error| store_error("revokeLease", error))?;
         Ok(revision as f64)
     }
 

@@ -3,8 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::model::{
-    AnswerText, Explanations, MultipleChoice, MultipleChoiceAnswer, MultipleChoicePrompt,
-    QuestionCommon,
+    AnswerText, Explanations, MultipleChoice, MultipleChoiceAnswer, MultipleChoicePrompt, QuestionCommon,
 };
 use super::reader::{check_not_blank, check_prompt, Strictness};
 use crate::diagnostic::Diagnostics;
@@ -50,21 +49,12 @@ pub(super) fn read(
         check_not_blank(view, "prompt.distractors", distractor, diagnostics);
     }
     if let Some((index, span)) = &answer_index {
-        check_answer_index(
-            view,
-            *index,
-            span,
-            answers.len(),
-            distractors.len(),
-            diagnostics,
-        );
+        check_answer_index(view, *index, span, answers.len(), distractors.len(), diagnostics);
     }
     check_options_distinct(view, &answers, &distractors, diagnostics);
 
     let explain = match explain_table {
-        Some(table) => {
-            read_explanations(view, &table, answers.len(), distractors.len(), diagnostics)
-        }
+        Some(table) => read_explanations(view, &table, answers.len(), distractors.len(), diagnostics),
         None => {
             if strictness == Strictness::RequireExplanations {
                 diagnostics.error(
@@ -86,9 +76,7 @@ pub(super) fn read(
             answer_index: answer_index.map(|(index, _)| index),
             sort_answers,
         },
-        answer: MultipleChoiceAnswer {
-            answer: answer_text(answer),
-        },
+        answer: MultipleChoiceAnswer { answer: answer_text(answer) },
         explain,
     })
 }
@@ -96,9 +84,7 @@ pub(super) fn read(
 fn answer_text(value: OneOrMany) -> AnswerText {
     match value {
         OneOrMany::One(text) => AnswerText::One(text.text),
-        OneOrMany::Many(texts, _) => {
-            AnswerText::Many(texts.into_iter().map(|text| text.text).collect())
-        }
+        OneOrMany::Many(texts, _) => AnswerText::Many(texts.into_iter().map(|text| text.text).collect()),
     }
 }
 
@@ -176,21 +162,14 @@ fn check_options_distinct(
             );
         }
     }
-    for (field, options) in [
-        ("answer.answer", answers),
-        ("prompt.distractors", distractors),
-    ] {
+    for (field, options) in [("answer.answer", answers), ("prompt.distractors", distractors)] {
         let mut seen = BTreeSet::new();
         for option in options {
             if !option.text.trim().is_empty() && !seen.insert(option.text.trim()) {
                 diagnostics.error(
                     "duplicate-option",
                     view.file.location_of(&option.span),
-                    format!(
-                        "{} lists \"{}\" twice in `{field}`",
-                        view.owner,
-                        option.text.trim()
-                    ),
+                    format!("{} lists \"{}\" twice in `{field}`", view.owner, option.text.trim()),
                     "remove or reword one of them",
                 );
             }

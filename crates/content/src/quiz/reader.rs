@@ -34,41 +34,20 @@ pub struct LoadedQuiz {
 pub const QUESTIONS_MIN: usize = 2;
 
 const QUIZ_KEYS: &[&str] = &["questions", "multipart", "title"];
-const QUESTION_KEYS: &[&str] = &[
-    "type",
-    "id",
-    "multipart",
-    "prompt",
-    "answer",
-    "context",
-    "promptExplanation",
-    "explain",
-];
+const QUESTION_KEYS: &[&str] =
+    &["type", "id", "multipart", "prompt", "answer", "context", "promptExplanation", "explain"];
 const QUESTION_TYPES: &[&str] = &["MultipleChoice", "ShortAnswer", "Tracing"];
 
 /// Reads and checks one quiz file. Returns the quiz whenever the file is valid
 /// TOML (even if some checks failed), so the remaining checks can go on.
-pub fn read_quiz(
-    file: &SourceFile,
-    strictness: Strictness,
-    diagnostics: &mut Diagnostics,
-) -> Option<LoadedQuiz> {
+pub fn read_quiz(file: &SourceFile, strictness: Strictness, diagnostics: &mut Diagnostics) -> Option<LoadedQuiz> {
     let document = parse_document(file, diagnostics)?;
     let root = TableView::root(file, document.get_ref(), "the quiz");
     root.check_keys(QUIZ_KEYS, diagnostics);
-    let title = root
-        .string("title", false, diagnostics)
-        .map(|title| title.text);
+    let title = root.string("title", false, diagnostics).map(|title| title.text);
     let multipart = read_multipart(&root, diagnostics);
 
-    let mut loaded = LoadedQuiz {
-        quiz: Quiz {
-            title,
-            questions: Vec::new(),
-            multipart,
-        },
-        id_locations: Vec::new(),
-    };
+    let mut loaded = LoadedQuiz { quiz: Quiz { title, questions: Vec::new(), multipart }, id_locations: Vec::new() };
     let Some(questions) = root.get("questions") else {
         diagnostics.error(
             "missing-field",
@@ -91,10 +70,7 @@ pub fn read_quiz(
         diagnostics.error(
             "too-few-questions",
             file.location_of(&questions.span()),
-            format!(
-                "the quiz has {} question(s), fewer than {QUESTIONS_MIN}",
-                items.len()
-            ),
+            format!("the quiz has {} question(s), fewer than {QUESTIONS_MIN}", items.len()),
             "add another `[[questions]]` table, or merge this quiz into a neighbouring one",
         );
     }
@@ -119,9 +95,7 @@ pub fn read_quiz(
         let id = read_id(&view, diagnostics);
         if let Some(id) = &id {
             view.owner = format!("question {number} (`{}`)", id.text);
-            loaded
-                .id_locations
-                .push((id.text.clone(), file.location_of(&id.span)));
+            loaded.id_locations.push((id.text.clone(), file.location_of(&id.span)));
         }
         let multipart_keys = loaded.quiz.multipart.as_ref();
         if let Some(question) = read_question(&view, id, strictness, multipart_keys, diagnostics) {
@@ -131,10 +105,7 @@ pub fn read_quiz(
     Some(loaded)
 }
 
-fn read_multipart(
-    root: &TableView<'_, '_>,
-    diagnostics: &mut Diagnostics,
-) -> Option<BTreeMap<String, String>> {
+fn read_multipart(root: &TableView<'_, '_>, diagnostics: &mut Diagnostics) -> Option<BTreeMap<String, String>> {
     let table = root.table("multipart", "part-name", false, diagnostics)?;
     let mut contexts = BTreeMap::new();
     for (key, _) in table.table.iter() {
@@ -171,19 +142,12 @@ fn read_question(
     let common = QuestionCommon {
         id: id.map(|id| id.text),
         multipart: read_multipart_key(view, multipart, diagnostics),
-        context: view
-            .string("context", false, diagnostics)
-            .map(|context| context.text),
+        context: view.string("context", false, diagnostics).map(|context| context.text),
         prompt_explanation: view.boolean("promptExplanation", false, diagnostics),
     };
     let question_type = view.string("type", true, diagnostics)?;
     let question = match question_type.text.as_str() {
-        "MultipleChoice" => Question::MultipleChoice(multiple_choice::read(
-            view,
-            common,
-            strictness,
-            diagnostics,
-        )?),
+        "MultipleChoice" => Question::MultipleChoice(multiple_choice::read(view, common, strictness, diagnostics)?),
         "ShortAnswer" => {
             reject_explain(view, diagnostics);
             require_context(view, &common, strictness, diagnostics);
@@ -218,14 +182,8 @@ fn read_multipart_key(
         diagnostics.error(
             "unknown-multipart",
             view.file.location_of(&key.span),
-            format!(
-                "{} refers to the multipart context `{}`, which the quiz does not define",
-                view.owner, key.text
-            ),
-            format!(
-                "define it at the top of the file: `multipart.{} = \"...\"`",
-                key.text
-            ),
+            format!("{} refers to the multipart context `{}`, which the quiz does not define", view.owner, key.text),
+            format!("define it at the top of the file: `multipart.{} = \"...\"`", key.text),
         );
     }
     Some(key.text)
@@ -237,10 +195,7 @@ fn reject_explain(view: &TableView<'_, '_>, diagnostics: &mut Diagnostics) {
         diagnostics.error(
             "unknown-field",
             view.file.location_of(&value.span()),
-            format!(
-                "{} has `explain`, which only multiple-choice questions have",
-                view.owner
-            ),
+            format!("{} has `explain`, which only multiple-choice questions have", view.owner),
             "explain the answer in `context = \"...\"` instead",
         );
     }
@@ -252,10 +207,7 @@ fn require_context(
     strictness: Strictness,
     diagnostics: &mut Diagnostics,
 ) {
-    let has_context = common
-        .context
-        .as_deref()
-        .is_some_and(|context| !context.trim().is_empty());
+    let has_context = common.context.as_deref().is_some_and(|context| !context.trim().is_empty());
     if strictness == Strictness::RequireExplanations && !has_context {
         diagnostics.error(
             "missing-explanation",
@@ -267,12 +219,7 @@ fn require_context(
 }
 
 /// Reports a blank prompt, which would render as a question with no question.
-pub(super) fn check_prompt(
-    view: &TableView<'_, '_>,
-    field: &str,
-    text: &SpannedText,
-    diagnostics: &mut Diagnostics,
-) {
+pub(super) fn check_prompt(view: &TableView<'_, '_>, field: &str, text: &SpannedText, diagnostics: &mut Diagnostics) {
     if text.text.trim().is_empty() {
         let fix = if field == "prompt.program" {
             "write the program the learner should trace"

@@ -35,10 +35,7 @@ pub(super) fn read(
             diagnostics.error(
                 "invalid-value",
                 view.file.location_of(&response.span),
-                format!(
-                    "`prompt.response` in {} is \"{}\"",
-                    view.owner, response.text
-                ),
+                format!("`prompt.response` in {} is \"{}\"", view.owner, response.text),
                 "use \"short\", \"long\" or \"code\"",
             );
         }
@@ -49,10 +46,7 @@ pub(super) fn read(
             diagnostics.error(
                 "no-correct-answer",
                 view.file.location_of(&answer.span),
-                format!(
-                    "{} has no correct answer: `answer.answer` is empty",
-                    view.owner
-                ),
+                format!("{} has no correct answer: `answer.answer` is empty", view.owner),
                 "write the expected answer in `answer.answer`",
             );
         }
@@ -63,14 +57,10 @@ pub(super) fn read(
     }
     Some(ShortAnswer {
         common,
-        prompt: ShortAnswerPrompt {
-            prompt: prompt?.text,
-            response: response.map(|response| response.text),
-        },
+        prompt: ShortAnswerPrompt { prompt: prompt?.text, response: response.map(|response| response.text) },
         answer: ShortAnswerAnswer {
             answer: answer?.text,
-            alternatives: alternatives
-                .map(|items| items.into_iter().map(|item| item.text).collect()),
+            alternatives: alternatives.map(|items| items.into_iter().map(|item| item.text).collect()),
         },
     })
 }

@@ -8,11 +8,7 @@ use crate::toml_reader::TableView;
 const PROMPT_KEYS: &[&str] = &["program"];
 const ANSWER_KEYS: &[&str] = &["doesCompile", "stdout", "lineNumber"];
 
-pub(super) fn read(
-    view: &TableView<'_, '_>,
-    common: QuestionCommon,
-    diagnostics: &mut Diagnostics,
-) -> Option<Tracing> {
+pub(super) fn read(view: &TableView<'_, '_>, common: QuestionCommon, diagnostics: &mut Diagnostics) -> Option<Tracing> {
     let prompt_table = view.table("prompt", "program", true, diagnostics);
     let answer_table = view.table("answer", "doesCompile", true, diagnostics);
     if let Some(table) = &prompt_table {
@@ -32,9 +28,7 @@ pub(super) fn read(
     let line_number = answer_table.count("lineNumber", diagnostics);
     Some(Tracing {
         common,
-        prompt: TracingPrompt {
-            program: program?.text,
-        },
+        prompt: TracingPrompt { program: program?.text },
         answer: TracingAnswer {
             does_compile: does_compile?,
             stdout: stdout.map(|stdout| stdout.text),

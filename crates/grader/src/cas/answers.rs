@@ -21,17 +21,9 @@ use super::workload::{CasOp, CasWorkload};
 /// a read record's, a successful write's, or a failed write's `current`.
 pub fn version_in(answer: &Reply) -> Option<u64> {
     match answer {
-        Reply::Get {
-            record: Some(record),
-        } => Some(record.version),
-        Reply::Cas {
-            ok: true, version, ..
-        } => *version,
-        Reply::Cas {
-            ok: false,
-            current: Some(record),
-            ..
-        } => Some(record.version),
+        Reply::Get { record: Some(record) } => Some(record.version),
+        Reply::Cas { ok: true, version, .. } => *version,
+        Reply::Cas { ok: false, current: Some(record), .. } => Some(record.version),
         _ => None,
     }
 }
@@ -39,40 +31,29 @@ pub fn version_in(answer: &Reply) -> Option<u64> {
 /// The call a store receives for `ops[index]`, with `version_of` resolved
 /// against that store's own earlier `answers`. `None` for an advance, and
 /// `Err` when the referenced answer carries no version.
-pub fn concrete_call(
-    ops: &[CasOp],
-    index: usize,
-    answers: &[Reply],
-) -> Result<Option<Call>, String> {
+pub fn concrete_call(ops: &[CasOp], index: usize, answers: &[Reply]) -> Result<Option<Call>, String> {
     let op = &ops[index];
     let version = match op.version_of() {
         None => None,
         Some(target) => match answers.get(target).and_then(version_in) {
             Some(version) => Some(version),
             None => {
-                return Err(format!("operation {index} takes its version from operation {target}, whose answer carries no version"));
+                return Err(format!(
+                    "operation {index} takes its version from operation {target}, whose answer carries no version"
+                ));
             }
         },
     };
     Ok(match op {
         CasOp::Get { key } => Some(Call::Get { key: key.clone() }),
-        CasOp::Cas {
-            key,
-            next_value,
-            current_value,
-            ttl_ms,
-            ..
-        } => Some(Call::Cas {
+        CasOp::Cas { key, next_value, current_value, ttl_ms, .. } => Some(Call::Cas {
             key: key.clone(),
             next_value: next_value.clone(),
             current_value: current_value.clone(),
             version,
             ttl_ms: *ttl_ms,
         }),
-        CasOp::Delete { key, .. } => Some(Call::Delete {
-            key: key.clone(),
-            version,
-        }),
+        CasOp::Delete { key, .. } => Some(Call::Delete { key: key.clone(), version }),
         CasOp::Advance { .. } => None,
     })
 }
@@ -110,47 +91,26 @@ impl Oracle {
         let call = concrete_call(ops, index, &self.answers)?;
         let answer = match call {
             None => {
-                let CasOp::Advance { ms } = op else {
-                    unreachable!("only an advance makes no call")
-                };
+                let CasOp::Advance { ms } = op else { unreachable!("only an advance makes no call") };
                 accepted(self.store.advance_by(*ms), op);
                 Reply::Slept
             }
-            Some(Call::Get { key }) => Reply::Get {
-                record: self.store.get(&key).map(Record::from_kv),
-            },
-            Some(Call::Cas {
-                key,
-                next_value,
-                current_value,
-                version,
-                ttl_ms,
-            }) => {
-                let expect = Expect {
-                    value: current_value,
-                    mod_revision: version,
-                };
+            Some(Call::Get { key }) => Reply::Get { record: self.store.get(&key).map(Record::from_kv) },
+            Some(Call::Cas { key, next_value, current_value, version, ttl_ms }) => {
+                let expect = Expect { value: current_value, mod_revision: version };
                 let lease = ttl_ms.map_or(LeaseChoice::None, LeaseChoice::Ttl);
-                match accepted(
-                    self.store
-                        .compare_and_swap(&key, &next_value, &expect, lease),
-                    op,
-                ) {
-                    CasOutcome::Swapped { kv } => Reply::Cas {
-                        ok: true,
-                        version: Some(kv.mod_revision),
-                        current: None,
-                    },
-                    CasOutcome::Mismatch { current } => Reply::Cas {
-                        ok: false,
-                        version: None,
-                        current: current.as_ref().map(Record::from_kv),
-                    },
+                match accepted(self.store.compare_and_swap(&key, &next_value, &expect, lease), op) {
+                    CasOutcome::Swapped { kv } => {
+                        Reply::Cas { ok: true, version: Some(kv.mod_revision), current: None }
+                    }
+                    CasOutcome::Mismatch { current } => {
+                        Reply::Cas { ok: false, version: None, current: current.as_ref().map(Record::from_kv) }
+                    }
                 }
             }
-            Some(Call::Delete { key, version }) => Reply::Delete {
-                ok: accepted(self.store.delete_if(&key, version), op).is_some(),
-            },
+            Some(Call::Delete { key, version }) => {
+                Reply::Delete { ok: accepted(self.store.delete_if(&key, version), op).is_some() }
+            }
             Some(other) => unreachable!("a cas workload makes no {other:?}"),
         };
         self.answers.push(answer);
@@ -161,9 +121,7 @@ impl Oracle {
 /// The workload's limits lie inside kv's, so kv refusing an operation is a
 /// bug in the grader, not in the submission.
 fn accepted<T>(result: Result<T, kv::StoreError>, op: &CasOp) -> T {
-    result.unwrap_or_else(|error| {
-        panic!("kv refused {op:?}, which the workload's limits allow: {error}")
-    })
+    result.unwrap_or_else(|error| panic!("kv refused {op:?}, which the workload's limits allow: {error}"))
 }
 
 /// What `kv` answers to every operation of the workload, in order; `Err`

@@ -77,13 +77,8 @@ pub struct Finding {
 
 /// Compares a submission's answers (`answers[i]` for `ops[i]`; shorter if
 /// the run stopped, with `failure` saying why) against `kv`'s.
-pub fn check_answers(
-    workload: &CasWorkload,
-    answers: &[Reply],
-    failure: Option<&str>,
-) -> Option<Finding> {
-    let expected =
-        expected_answers(workload).expect("workloads are checked when generated or decoded");
+pub fn check_answers(workload: &CasWorkload, answers: &[Reply], failure: Option<&str>) -> Option<Finding> {
+    let expected = expected_answers(workload).expect("workloads are checked when generated or decoded");
     let mut checker = Checker::default();
     let mut now_ms = 0;
     // The learner's successful writes by the version it returned: to tell
@@ -96,20 +91,17 @@ pub fn check_answers(
         }
         // The learner's call: versions resolved from the learner's answers.
         let call = concrete_call(&workload.ops, index, answers).ok().flatten();
-        let described = call
-            .as_ref()
-            .map_or_else(|| "the next call".to_string(), Call::describe);
+        let described = call.as_ref().map_or_else(|| "the next call".to_string(), Call::describe);
         let Some(actual) = answers.get(index) else {
             let message = match failure {
-                Some(failure) => format!("{described} at t={now_ms} ms failed: {failure}; the store must answer every call"),
-                None => format!("the run stopped before {described} at t={now_ms} ms; the store must answer every call"),
+                Some(failure) => {
+                    format!("{described} at t={now_ms} ms failed: {failure}; the store must answer every call")
+                }
+                None => {
+                    format!("the run stopped before {described} at t={now_ms} ms; the store must answer every call")
+                }
             };
-            return Some(Finding {
-                op: index,
-                invariant: NO_ERRORS,
-                message,
-                at_ms: now_ms,
-            });
+            return Some(Finding { op: index, invariant: NO_ERRORS, message, at_ms: now_ms });
         };
         let Some(call) = call else {
             // Earlier answers matched kv's, so they carry the versions asked for.
@@ -222,11 +214,9 @@ impl Gone {
             Gone::Deleted { at_ms, call } => {
                 format!("it was deleted at t={at_ms} ms by {}", call.describe())
             }
-            Gone::Expired { last, .. } => format!(
-                "it expired at t={} ms ({})",
-                last.deadline_ms().unwrap_or_default(),
-                last.by()
-            ),
+            Gone::Expired { last, .. } => {
+                format!("it expired at t={} ms ({})", last.deadline_ms().unwrap_or_default(), last.by())
+            }
         }
     }
 }
@@ -239,10 +229,7 @@ struct KeyFacts {
 
 impl Default for KeyFacts {
     fn default() -> Self {
-        KeyFacts {
-            live: None,
-            gone: Gone::Never,
-        }
+        KeyFacts { live: None, gone: Gone::Never }
     }
 }
 
@@ -264,13 +251,7 @@ struct Said<'a> {
 
 impl fmt::Display for Said<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} at t={} ms returned {}",
-            self.call.describe(),
-            self.at_ms,
-            answer_text(self.actual)
-        )
+        write!(f, "{} at t={} ms returned {}", self.call.describe(), self.at_ms, answer_text(self.actual))
     }
 }
 
@@ -283,38 +264,23 @@ struct Must<'a> {
 impl Must<'_> {
     /// A `kv` record in the learner's numbering.
     fn learner_record(&self, record: &Record) -> Record {
-        let version = *self
-            .version_of_revision
-            .get(&record.version)
-            .expect("every kv write was answered by the learner too");
-        Record {
-            version,
-            ..record.clone()
-        }
+        let version =
+            *self.version_of_revision.get(&record.version).expect("every kv write was answered by the learner too");
+        Record { version, ..record.clone() }
     }
 }
 
 impl fmt::Display for Must<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = match self.expected {
-            Reply::Get { record } => record_text(
-                record
-                    .as_ref()
-                    .map(|record| self.learner_record(record))
-                    .as_ref(),
-            ),
+            Reply::Get { record } => record_text(record.as_ref().map(|record| self.learner_record(record)).as_ref()),
             Reply::Cas { ok: true, .. } => {
                 "{ ok: true, version: <a new version, greater than every one before> }".into()
             }
             Reply::Cas { current, .. } => {
                 format!(
                     "{{ ok: false, current: {} }}",
-                    record_text(
-                        current
-                            .as_ref()
-                            .map(|record| self.learner_record(record))
-                            .as_ref()
-                    )
+                    record_text(current.as_ref().map(|record| self.learner_record(record)).as_ref())
                 )
             }
             other => other.describe(),
@@ -325,29 +291,17 @@ impl fmt::Display for Must<'_> {
 
 impl At<'_> {
     fn finding(&self, invariant: &'static str, message: String) -> Option<Finding> {
-        Some(Finding {
-            op: self.index,
-            invariant,
-            message,
-            at_ms: self.at_ms,
-        })
+        Some(Finding { op: self.index, invariant, message, at_ms: self.at_ms })
     }
 }
 
 fn record_text(record: Option<&Record>) -> String {
-    Reply::Get {
-        record: record.cloned(),
-    }
-    .describe()
+    Reply::Get { record: record.cloned() }.describe()
 }
 
 fn answer_text(answer: &Reply) -> String {
     match answer {
-        Reply::Cas {
-            ok: true,
-            version: None,
-            ..
-        } => "{ ok: true } without a version".into(),
+        Reply::Cas { ok: true, version: None, .. } => "{ ok: true } without a version".into(),
         Reply::Slept => "nothing".into(),
         other => other.describe(),
     }
@@ -378,9 +332,7 @@ impl Checker {
     }
 
     fn gone(&self, key: &str) -> Gone {
-        self.keys
-            .get(key)
-            .map_or(Gone::Never, |facts| facts.gone.clone())
+        self.keys.get(key).map_or(Gone::Never, |facts| facts.gone.clone())
     }
 
     /// A key whose deadline has come is gone, exactly as in `kv`.
@@ -393,11 +345,7 @@ impl Checker {
             .is_some_and(|deadline_ms| deadline_ms <= now_ms);
         if due {
             let live = facts.live.take().expect("due keys are live");
-            facts.gone = Gone::Expired {
-                last: live.last,
-                value: live.record.value,
-                acknowledged: false,
-            };
+            facts.gone = Gone::Expired { last: live.last, value: live.record.value, acknowledged: false };
         }
     }
 
@@ -405,11 +353,7 @@ impl Checker {
     /// reads; if not, the grader itself is wrong.
     fn assert_agrees_with_kv(&self, key: &str, kv_record: Option<&Record>) {
         let live = self.live(key);
-        assert_eq!(
-            kv_record.is_some(),
-            live.is_some(),
-            "kv and the cas checker disagree on whether {key:?} is there"
-        );
+        assert_eq!(kv_record.is_some(), live.is_some(), "kv and the cas checker disagree on whether {key:?} is there");
         if let (Some(kv_record), Some(live)) = (kv_record, live) {
             assert_eq!(
                 (&kv_record.value, kv_record.key_version, kv_record.version),
@@ -429,41 +373,17 @@ impl Checker {
     ) -> Option<Finding> {
         let key = op.key().expect("advances are not checked");
         self.expire(key, now_ms);
-        let at = At {
-            index,
-            at_ms: now_ms,
-            call,
-            said: Said {
-                call,
-                at_ms: now_ms,
-                actual,
-            },
-        };
-        let must = Must {
-            version_of_revision: &self.version_of_revision,
-            expected,
-        };
+        let at = At { index, at_ms: now_ms, call, said: Said { call, at_ms: now_ms, actual } };
+        let must = Must { version_of_revision: &self.version_of_revision, expected };
         let finding = match (call, expected, actual) {
             (Call::Get { .. }, Reply::Get { record: expected }, Reply::Get { record: actual }) => {
                 self.assert_agrees_with_kv(key, expected.as_ref());
                 self.compare_record(&at, key, actual.as_ref(), false, &must)
             }
             (
-                Call::Cas {
-                    current_value,
-                    version,
-                    ..
-                },
-                Reply::Cas {
-                    ok: expected_ok,
-                    current: expected_current,
-                    ..
-                },
-                Reply::Cas {
-                    ok,
-                    version: new_version,
-                    current,
-                },
+                Call::Cas { current_value, version, .. },
+                Reply::Cas { ok: expected_ok, current: expected_current, .. },
+                Reply::Cas { ok, version: new_version, current },
             ) => {
                 if !expected_ok {
                     self.assert_agrees_with_kv(key, expected_current.as_ref());
@@ -478,24 +398,16 @@ impl Checker {
                     &must,
                 )
             }
-            (
-                Call::Delete { version, .. },
-                Reply::Delete { ok: expected_ok },
-                Reply::Delete { ok },
-            ) => self.check_delete(&at, key, *version, *expected_ok, *ok, &must),
+            (Call::Delete { version, .. }, Reply::Delete { ok: expected_ok }, Reply::Delete { ok }) => {
+                self.check_delete(&at, key, *version, *expected_ok, *ok, &must)
+            }
             _ => {
                 let method = match call {
                     Call::Get { .. } => "get",
                     Call::Cas { .. } => "compareAndSwap",
                     _ => "delete",
                 };
-                at.finding(
-                    ANSWER_SHAPE,
-                    format!(
-                        "{}, which is not an answer that {method} gives; {must}",
-                        at.said
-                    ),
-                )
+                at.finding(ANSWER_SHAPE, format!("{}, which is not an answer that {method} gives; {must}", at.said))
             }
         };
         if finding.is_some() {
@@ -507,13 +419,7 @@ impl Checker {
 
     /// The learner shows the key there (`true`) or not, against the truth:
     /// a TTL explains the difference, if anything does.
-    fn presence_cause(
-        &self,
-        at: &At,
-        key: &str,
-        learner_sees_key: bool,
-        must: &Must,
-    ) -> Option<Finding> {
+    fn presence_cause(&self, at: &At, key: &str, learner_sees_key: bool, must: &Must) -> Option<Finding> {
         match (learner_sees_key, self.live(key)) {
             (true, None) => match self.gone(key) {
                 Gone::Expired { last, .. } => at.finding(
@@ -573,14 +479,7 @@ impl Checker {
         match (live, actual) {
             (None, None) => None,
             (None, Some(_)) => self.presence_cause(at, key, true, must).or_else(|| {
-                at.finding(
-                    READ_STATE,
-                    format!(
-                        "{} but the key is absent: {}; {must}",
-                        at.said,
-                        self.gone(key).why()
-                    ),
-                )
+                at.finding(READ_STATE, format!("{} but the key is absent: {}; {must}", at.said, self.gone(key).why()))
             }),
             (Some(live), None) => self.presence_cause(at, key, false, must).or_else(|| {
                 at.finding(
@@ -598,12 +497,7 @@ impl Checker {
                 if actual.value != want.value {
                     return at.finding(
                         READ_STATE,
-                        format!(
-                            "{} but the key holds {:?} ({}); {must}",
-                            at.said,
-                            want.value,
-                            live.last.by()
-                        ),
+                        format!("{} but the key holds {:?} ({}); {must}", at.said, want.value, live.last.by()),
                     );
                 }
                 if actual.version == want.version && actual.key_version == want.key_version {
@@ -613,11 +507,7 @@ impl Checker {
                 // the work of a failed compareAndSwap; a wrong keyVersion alone
                 // was wrong before it.
                 let failed = if in_failed_cas {
-                    Some(Write {
-                        at_ms: at.at_ms,
-                        call: at.call.clone(),
-                        ttl_ms: None,
-                    })
+                    Some(Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: None })
                 } else {
                     live.failed_since.clone()
                 };
@@ -689,7 +579,13 @@ impl Checker {
         let live = self.live(key);
         match (expected_ok, ok) {
             (true, true) => match new_version {
-                None => at.finding(ANSWER_SHAPE, format!("{}; a successful compareAndSwap returns {{ ok: true, version }} with the write's new version", at.said)),
+                None => at.finding(
+                    ANSWER_SHAPE,
+                    format!(
+                        "{}; a successful compareAndSwap returns {{ ok: true, version }} with the write's new version",
+                        at.said
+                    ),
+                ),
                 Some(new_version) => self.check_new_version(at, new_version),
             },
             (false, false) => self.compare_record(at, key, current, true, must),
@@ -700,7 +596,9 @@ impl Checker {
                 // the store still has the old value and has not yet shown
                 // that it knows the key is gone.
                 let expiry_explains = match (self.gone(key), current_value) {
-                    (Gone::Expired { value, acknowledged, .. }, Some(current_value)) => value == current_value && !acknowledged,
+                    (Gone::Expired { value, acknowledged, .. }, Some(current_value)) => {
+                        value == current_value && !acknowledged
+                    }
                     _ => true,
                 };
                 if expiry_explains {
@@ -845,36 +743,17 @@ impl Checker {
         // Any matching answer for an expired key, but a versioned delete's
         // `false` (which may mean "wrong version"), shows the store knows it is gone.
         if let Gone::Expired { acknowledged, .. } = &mut self.facts(key).gone {
-            if !matches!(
-                call,
-                Call::Delete {
-                    version: Some(_),
-                    ..
-                }
-            ) {
+            if !matches!(call, Call::Delete { version: Some(_), .. }) {
                 *acknowledged = true;
             }
         }
         match (call, expected, actual) {
             (
-                Call::Cas {
-                    next_value, ttl_ms, ..
-                },
-                Reply::Cas {
-                    ok: true,
-                    version: Some(revision),
-                    ..
-                },
-                Reply::Cas {
-                    version: Some(version),
-                    ..
-                },
+                Call::Cas { next_value, ttl_ms, .. },
+                Reply::Cas { ok: true, version: Some(revision), .. },
+                Reply::Cas { version: Some(version), .. },
             ) => {
-                let write = Rc::new(Write {
-                    at_ms: at.at_ms,
-                    call: at.call.clone(),
-                    ttl_ms: *ttl_ms,
-                });
+                let write = Rc::new(Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: *ttl_ms });
                 self.version_of_revision.insert(*revision, *version);
                 self.writes_by_version.insert(*version, write.clone());
                 self.newest = Some((*version, write.clone()));
@@ -882,20 +761,12 @@ impl Checker {
                 let previous = facts.live.take();
                 let cleared_ttl = match (&write.ttl_ms, &previous) {
                     (Some(_), _) | (None, None) => None,
-                    (None, Some(previous)) if previous.last.ttl_ms.is_some() => {
-                        Some(previous.last.clone())
-                    }
+                    (None, Some(previous)) if previous.last.ttl_ms.is_some() => Some(previous.last.clone()),
                     (None, Some(previous)) => previous.cleared_ttl.clone(),
                 };
-                let key_version = previous
-                    .as_ref()
-                    .map_or(1, |previous| previous.record.key_version + 1);
+                let key_version = previous.as_ref().map_or(1, |previous| previous.record.key_version + 1);
                 facts.live = Some(Live {
-                    record: Record {
-                        value: next_value.clone(),
-                        version: *version,
-                        key_version,
-                    },
+                    record: Record { value: next_value.clone(), version: *version, key_version },
                     revision: *revision,
                     last: write,
                     cleared_ttl,
@@ -904,24 +775,14 @@ impl Checker {
             }
             (Call::Cas { .. }, Reply::Cas { ok: false, .. }, _) => {
                 if let Some(live) = self.facts(key).live.as_mut() {
-                    live.failed_since = Some(Write {
-                        at_ms: at.at_ms,
-                        call: at.call.clone(),
-                        ttl_ms: None,
-                    });
+                    live.failed_since = Some(Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: None });
                 }
             }
             (Call::Delete { .. }, Reply::Delete { ok: true }, _) => {
                 let facts = self.facts(key);
-                assert!(
-                    facts.live.is_some(),
-                    "kv deleted {key:?}, which the cas checker has as absent"
-                );
+                assert!(facts.live.is_some(), "kv deleted {key:?}, which the cas checker has as absent");
                 facts.live = None;
-                facts.gone = Gone::Deleted {
-                    at_ms: at.at_ms,
-                    call: at.call.clone(),
-                };
+                facts.gone = Gone::Deleted { at_ms: at.at_ms, call: at.call.clone() };
             }
             _ => {}
         }

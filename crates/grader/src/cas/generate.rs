@@ -134,34 +134,19 @@ pub fn random_workload(seed: u64) -> CasWorkload {
 impl Generator {
     fn push(&mut self, op: CasOp) {
         let live_before: Vec<&str> = match op {
-            CasOp::Advance { .. } => self
-                .keys
-                .iter()
-                .copied()
-                .filter(|key| self.oracle.store().get(key).is_some())
-                .collect(),
+            CasOp::Advance { .. } => {
+                self.keys.iter().copied().filter(|key| self.oracle.store().get(key).is_some()).collect()
+            }
             _ => Vec::new(),
         };
         self.ops.push(op);
-        let answer = self
-            .oracle
-            .apply(&self.ops)
-            .expect("generated versions come from answers that carry one");
-        if let (
-            Some(CasOp::Cas {
-                ttl_ms: Some(ttl_ms),
-                ..
-            }),
-            Reply::Cas { ok: true, .. },
-        ) = (self.ops.last(), answer)
+        let answer = self.oracle.apply(&self.ops).expect("generated versions come from answers that carry one");
+        if let (Some(CasOp::Cas { ttl_ms: Some(ttl_ms), .. }), Reply::Cas { ok: true, .. }) = (self.ops.last(), answer)
         {
             self.deadlines_ms.push(self.oracle.now_ms() + ttl_ms);
         }
-        self.just_expired = live_before
-            .into_iter()
-            .filter(|key| self.oracle.store().get(key).is_none())
-            .map(str::to_string)
-            .collect();
+        self.just_expired =
+            live_before.into_iter().filter(|key| self.oracle.store().get(key).is_none()).map(str::to_string).collect();
     }
 
     fn key(&mut self) -> String {
@@ -169,12 +154,8 @@ impl Generator {
     }
 
     fn live_key(&mut self, live: bool) -> String {
-        let matching: Vec<&str> = self
-            .keys
-            .iter()
-            .copied()
-            .filter(|key| self.oracle.store().get(key).is_some() == live)
-            .collect();
+        let matching: Vec<&str> =
+            self.keys.iter().copied().filter(|key| self.oracle.store().get(key).is_some() == live).collect();
         if matching.is_empty() {
             self.key()
         } else {
@@ -201,10 +182,7 @@ impl Generator {
     /// The latest earlier operation whose answer shows the key's current version.
     fn current_source(&self, key: &str) -> Option<usize> {
         let revision = self.oracle.store().get(key)?.mod_revision;
-        self.oracle
-            .answers()
-            .iter()
-            .rposition(|answer| version_in(answer) == Some(revision))
+        self.oracle.answers().iter().rposition(|answer| version_in(answer) == Some(revision))
     }
 
     /// An earlier answer with a version that is not the key's current one,
@@ -219,11 +197,7 @@ impl Generator {
             .filter(|(_, answer)| version_in(answer).is_some() && version_in(answer) != current)
             .map(|(index, _)| (index, self.ops[index].key() == Some(key)))
             .collect();
-        let own: Vec<usize> = stale
-            .iter()
-            .filter(|(_, own)| *own)
-            .map(|(index, _)| *index)
-            .collect();
+        let own: Vec<usize> = stale.iter().filter(|(_, own)| *own).map(|(index, _)| *index).collect();
         if !own.is_empty() && self.rng.chance(2, 3) {
             return Some(*self.rng.pick(&own));
         }
@@ -245,11 +219,7 @@ impl Generator {
         if !self.just_expired.is_empty() && self.rng.chance(2, 3) {
             // Right after a deadline: re-create the key, or read it.
             let key = self.rng.pick(&self.just_expired).clone();
-            return if self.rng.chance(2, 3) {
-                self.create(key)
-            } else {
-                CasOp::Get { key }
-            };
+            return if self.rng.chance(2, 3) { self.create(key) } else { CasOp::Get { key } };
         }
         match self.rng.range(0, 99) {
             0..=17 => self.advance(),
@@ -269,24 +239,13 @@ impl Generator {
 
     fn advance(&mut self) -> CasOp {
         let now_ms = self.oracle.now_ms();
-        let ahead: Vec<u64> = self
-            .deadlines_ms
-            .iter()
-            .copied()
-            .filter(|deadline_ms| *deadline_ms > now_ms)
-            .collect();
+        let ahead: Vec<u64> = self.deadlines_ms.iter().copied().filter(|deadline_ms| *deadline_ms > now_ms).collect();
         if !ahead.is_empty() && self.rng.chance(2, 3) {
             let deadline_ms = *self.rng.pick(&ahead);
             let just_before = deadline_ms - now_ms > 1 && self.rng.chance(1, 4);
-            return CasOp::Advance {
-                ms: deadline_ms - now_ms - u64::from(just_before),
-            };
+            return CasOp::Advance { ms: deadline_ms - now_ms - u64::from(just_before) };
         }
-        let ms = if self.rng.chance(1, 3) {
-            self.rng.range(1, 50)
-        } else {
-            self.rng.range(50, 1_500)
-        };
+        let ms = if self.rng.chance(1, 3) { self.rng.range(1, 50) } else { self.rng.range(50, 1_500) };
         CasOp::Advance { ms }
     }
 
@@ -294,18 +253,8 @@ impl Generator {
         let next_value = self.value();
         let ttl_ms = self.rng.chance(1, 2).then(|| self.ttl_ms());
         // A version on a create never holds; it is there to catch stores that ignore it.
-        let version_of = if self.rng.chance(1, 12) {
-            self.stale_source(&key)
-        } else {
-            None
-        };
-        CasOp::Cas {
-            key,
-            next_value,
-            current_value: None,
-            version_of,
-            ttl_ms,
-        }
+        let version_of = if self.rng.chance(1, 12) { self.stale_source(&key) } else { None };
+        CasOp::Cas { key, next_value, current_value: None, version_of, ttl_ms }
     }
 
     fn compare_value(&mut self) -> CasOp {
@@ -316,30 +265,17 @@ impl Generator {
         let live_value = self.oracle.store().get(&key).map(|kv| kv.value.clone());
         let (current_value, version_of) = match live_value {
             Some(value) => {
-                let current_value = if self.rng.chance(3, 4) {
-                    value
-                } else {
-                    self.value()
-                };
+                let current_value = if self.rng.chance(3, 4) { value } else { self.value() };
                 (current_value, self.version_of(&key, 35, 20))
             }
             None => {
                 // A value compare on a missing key: it must fail, whatever the value.
-                let current_value = if self.rng.chance(1, 6) {
-                    String::new()
-                } else {
-                    self.rng.pick(&self.values).to_string()
-                };
+                let current_value =
+                    if self.rng.chance(1, 6) { String::new() } else { self.rng.pick(&self.values).to_string() };
                 (current_value, self.version_of(&key, 0, 10))
             }
         };
-        CasOp::Cas {
-            key,
-            next_value,
-            current_value: Some(current_value),
-            version_of,
-            ttl_ms,
-        }
+        CasOp::Cas { key, next_value, current_value: Some(current_value), version_of, ttl_ms }
     }
 
     fn delete(&mut self) -> CasOp {

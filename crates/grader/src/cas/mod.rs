@@ -78,29 +78,15 @@ pub use rules::RULES;
 pub struct CasExercise;
 
 fn case(scenario: &str, seed: u64, ops: &str) -> Case<CasWorkload> {
-    let workload =
-        CasWorkload::decode(ops).unwrap_or_else(|error| panic!("scenario {scenario}: {error}"));
-    Case {
-        scenario: scenario.into(),
-        plan: Plan::calm(seed, 1),
-        workload,
-        limits: SimLimits::default(),
-    }
+    let workload = CasWorkload::decode(ops).unwrap_or_else(|error| panic!("scenario {scenario}: {error}"));
+    Case { scenario: scenario.into(), plan: Plan::calm(seed, 1), workload, limits: SimLimits::default() }
 }
 
 /// The named scenarios: id, title, operations (see [`WorkloadText`] for
 /// [`CasWorkload`]; `@n` takes the version from answer `n`).
 const SCENARIOS: [(&str, &str, &str); 9] = [
-    (
-        "create-when-absent",
-        "create only when absent",
-        "ca=p1/~,ca=p2/~,ga,cb=p2/~,gb,ca=p3/p1,ga",
-    ),
-    (
-        "missing-key-value",
-        "a value compare on a missing key fails",
-        "ca=y/x,ga,ca=y/,ga,ca=x/~,da,ca=y/x,ga",
-    ),
+    ("create-when-absent", "create only when absent", "ca=p1/~,ca=p2/~,ga,cb=p2/~,gb,ca=p3/p1,ga"),
+    ("missing-key-value", "a value compare on a missing key fails", "ca=y/x,ga,ca=y/,ga,ca=x/~,da,ca=y/x,ga"),
     (
         "versions-never-repeat",
         "versions never repeat, across keys and after expiry",
@@ -116,21 +102,13 @@ const SCENARIOS: [(&str, &str, &str); 9] = [
         "a rewrite without ttlMs clears the TTL",
         "ca=x/~+1000,t600,ca=y/x,t600,ga,t100000,ga,ca=z/y+300,t300,ga",
     ),
-    (
-        "versioned-cas",
-        "compareAndSwap with a version",
-        "ca=x/~,ga,ca=y/x@1,ca=z/y@1,ga,ca=z/y@2,cb=w/~@4,gb,ga",
-    ),
+    ("versioned-cas", "compareAndSwap with a version", "ca=x/~,ga,ca=y/x@1,ca=z/y@1,ga,ca=z/y@2,cb=w/~@4,gb,ga"),
     (
         "versioned-delete",
         "versioned delete removes only that version",
         "ca=x/~,ca=y/x,da@0,ga,da@1,ga,da,cb=x/~+500,t500,db",
     ),
-    (
-        "failed-cas-changes-nothing",
-        "a failed compareAndSwap changes nothing",
-        "ca=x/~,ca=y/z,ga,ca=y/~,ga,ca=y/x@0,ga",
-    ),
+    ("failed-cas-changes-nothing", "a failed compareAndSwap changes nothing", "ca=x/~,ca=y/z,ga,ca=y/~,ga,ca=y/x@0,ga"),
     (
         "key-version",
         "keyVersion counts writes and restarts at 1",
@@ -149,12 +127,7 @@ impl Exercise for CasExercise {
         SCENARIOS
             .iter()
             .zip(1u64..)
-            .map(|((id, title, ops), seed)| Scenario {
-                id,
-                title,
-                points: 1,
-                case: case(id, seed, ops),
-            })
+            .map(|((id, title, ops), seed)| Scenario { id, title, points: 1, case: case(id, seed, ops) })
             .collect()
     }
 
@@ -173,28 +146,14 @@ impl Exercise for CasExercise {
 
     fn check(&self, case: &Case<CasWorkload>, execution: &Execution) -> Option<Violation> {
         let replayed = replay_answers(&case.workload, &execution.trace);
-        let finding = check_answers(
-            &case.workload,
-            &replayed.answers,
-            replayed.failure.as_deref(),
-        )?;
+        let finding = check_answers(&case.workload, &replayed.answers, replayed.failure.as_deref())?;
         let trace_index = replayed.trace_index.get(finding.op).copied().flatten();
-        Some(Violation::new(
-            finding.invariant,
-            finding.message,
-            trace_index,
-            finding.at_ms,
-            Some(0),
-        ))
+        Some(Violation::new(finding.invariant, finding.message, trace_index, finding.at_ms, Some(0)))
     }
 
     /// Shorter sequences whose versions still resolve.
     fn shrink_workload(&self, workload: &CasWorkload) -> Vec<CasWorkload> {
-        workload
-            .smaller()
-            .into_iter()
-            .filter(|candidate| expected_answers(candidate).is_ok())
-            .collect()
+        workload.smaller().into_iter().filter(|candidate| expected_answers(candidate).is_ok()).collect()
     }
 
     /// One process only: nothing to remove.
@@ -214,27 +173,18 @@ impl crate::dynamic::Hosted for CasExercise {
 
     /// The host answers with the recording of the learner's store, turned
     /// into an execution exactly as for a Rust store.
-    fn execution_from_json(
-        &self,
-        case: &Case<CasWorkload>,
-        json: &str,
-    ) -> Result<Execution, String> {
+    fn execution_from_json(&self, case: &Case<CasWorkload>, json: &str) -> Result<Execution, String> {
         let recording: CasRecording = serde_json::from_str(json)
             .map_err(|error| format!("the runner answered with a malformed recording: {error}"))?;
         Ok(execution(&case.workload, &recording))
     }
 
-    fn execution_from_answer(
-        &self,
-        case: &Case<CasWorkload>,
-        answer: HostAnswer,
-    ) -> Result<Execution, String> {
+    fn execution_from_answer(&self, case: &Case<CasWorkload>, answer: HostAnswer) -> Result<Execution, String> {
         match answer {
             HostAnswer::Json(json) => self.execution_from_json(case, &json),
-            HostAnswer::Execution(_) => Err(
-                "the cas runner must answer with its recording as JSON, not with a simulation"
-                    .into(),
-            ),
+            HostAnswer::Execution(_) => {
+                Err("the cas runner must answer with its recording as JSON, not with a simulation".into())
+            }
         }
     }
 }

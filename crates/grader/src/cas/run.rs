@@ -50,52 +50,28 @@ pub fn record(workload: &CasWorkload, store: &mut dyn CasStoreApi, clock: &Clock
         };
         let answer = match call {
             None => {
-                let CasOp::Advance { ms } = workload.ops[index] else {
-                    unreachable!("only an advance makes no call")
-                };
+                let CasOp::Advance { ms } = workload.ops[index] else { unreachable!("only an advance makes no call") };
                 clock.advance(ms);
                 Reply::Slept
             }
-            Some(Call::Get { key }) => Reply::Get {
-                record: store.get(&key),
-            },
-            Some(Call::Cas {
-                key,
-                next_value,
-                current_value,
-                version,
-                ttl_ms,
-            }) => {
+            Some(Call::Get { key }) => Reply::Get { record: store.get(&key) },
+            Some(Call::Cas { key, next_value, current_value, version, ttl_ms }) => {
                 match store.compare_and_swap(
                     &key,
                     &next_value,
                     current_value.as_deref(),
                     CasOptions { version, ttl_ms },
                 ) {
-                    CasAnswer::Swapped { version } => Reply::Cas {
-                        ok: true,
-                        version: Some(version),
-                        current: None,
-                    },
-                    CasAnswer::Mismatch { current } => Reply::Cas {
-                        ok: false,
-                        version: None,
-                        current,
-                    },
+                    CasAnswer::Swapped { version } => Reply::Cas { ok: true, version: Some(version), current: None },
+                    CasAnswer::Mismatch { current } => Reply::Cas { ok: false, version: None, current },
                 }
             }
-            Some(Call::Delete { key, version }) => Reply::Delete {
-                ok: store.delete(&key, version),
-            },
+            Some(Call::Delete { key, version }) => Reply::Delete { ok: store.delete(&key, version) },
             Some(other) => unreachable!("a cas workload makes no {other:?}"),
         };
         answers.push(answer);
     }
-    CasRecording {
-        answers,
-        failure: None,
-        console: Vec::new(),
-    }
+    CasRecording { answers, failure: None, console: Vec::new() }
 }
 
 /// Runs one case with a Rust store variant.
@@ -111,12 +87,8 @@ pub fn run_rust(variant: CasVariant, case: &Case<CasWorkload>) -> Execution {
 /// clock; the console lines in between; a `Failed` note where it stopped.
 /// Advances leave no event: the time column shows them.
 pub fn execution(workload: &CasWorkload, recording: &CasRecording) -> Execution {
-    let event = |at_ms: u64, happening: Happening| TraceEvent {
-        at_ms,
-        process: Some(0),
-        local_ms: Some(at_ms),
-        happening,
-    };
+    let event =
+        |at_ms: u64, happening: Happening| TraceEvent { at_ms, process: Some(0), local_ms: Some(at_ms), happening };
     let mut trace = Vec::with_capacity(2 * recording.answers.len() + 1);
     // Lines are matched to operations in order, whatever order they came in.
     let mut console_sorted: Vec<&ConsoleLine> = recording.console.iter().collect();
@@ -145,56 +117,30 @@ pub fn execution(workload: &CasWorkload, recording: &CasRecording) -> Execution 
             }
             Some(request) => {
                 next_call += 1;
-                trace.push(event(
-                    now_ms,
-                    Happening::Invoke {
-                        call: call_id,
-                        request,
-                    },
-                ));
+                trace.push(event(now_ms, Happening::Invoke { call: call_id, request }));
             }
         }
         while let Some(line) = console.next_if(|line| line.op <= index) {
             console_lines += 1;
             match console_lines.cmp(&(CONSOLE_LINES_MAX + 1)) {
-                std::cmp::Ordering::Less => trace.push(event(
-                    now_ms,
-                    Happening::Note {
-                        note: Note::Console {
-                            text: line.text.clone(),
-                        },
-                    },
-                )),
+                std::cmp::Ordering::Less => {
+                    trace.push(event(now_ms, Happening::Note { note: Note::Console { text: line.text.clone() } }))
+                }
                 std::cmp::Ordering::Equal => {
-                    let text =
-                        format!("… more console output cut (over {CONSOLE_LINES_MAX} lines)");
-                    trace.push(event(
-                        now_ms,
-                        Happening::Note {
-                            note: Note::Console { text },
-                        },
-                    ));
+                    let text = format!("… more console output cut (over {CONSOLE_LINES_MAX} lines)");
+                    trace.push(event(now_ms, Happening::Note { note: Note::Console { text } }));
                 }
                 std::cmp::Ordering::Greater => {}
             }
         }
         match answer {
-            Some(reply) if op.key().is_some() => trace.push(event(
-                now_ms,
-                Happening::Complete {
-                    call: call_id,
-                    reply: reply.clone(),
-                },
-            )),
+            Some(reply) if op.key().is_some() => {
+                trace.push(event(now_ms, Happening::Complete { call: call_id, reply: reply.clone() }))
+            }
             Some(_) => {}
             None => {
                 let message = recording.failure.clone().unwrap_or_default();
-                trace.push(event(
-                    now_ms,
-                    Happening::Note {
-                        note: Note::Failed { message },
-                    },
-                ));
+                trace.push(event(now_ms, Happening::Note { note: Note::Failed { message } }));
                 break;
             }
         }
@@ -220,9 +166,9 @@ pub fn replay_answers(workload: &CasWorkload, trace: &[TraceEvent]) -> Replayed 
     for (index, event) in trace.iter().enumerate() {
         match &event.happening {
             Happening::Complete { reply, .. } => completions.push((index, reply)),
-            Happening::Note {
-                note: Note::Failed { message },
-            } if failed.is_none() => failed = Some((index, message.clone())),
+            Happening::Note { note: Note::Failed { message } } if failed.is_none() => {
+                failed = Some((index, message.clone()))
+            }
             _ => {}
         }
     }
@@ -271,49 +217,22 @@ mod tests {
         assert_eq!(execution.trace[4].at_ms, 100);
         let replayed = replay_answers(&workload, &execution.trace);
         assert_eq!(replayed.answers, recording.answers);
-        assert_eq!(
-            replayed.trace_index,
-            vec![Some(1), None, Some(3), None, Some(5), Some(7)]
-        );
+        assert_eq!(replayed.trace_index, vec![Some(1), None, Some(3), None, Some(5), Some(7)]);
     }
 
     #[test]
     fn a_failure_ends_the_trace_with_its_message() {
         let workload = CasWorkload::decode("ca=x/~,t10,ga,ga").unwrap();
         let recording = CasRecording {
-            answers: vec![
-                Reply::Cas {
-                    ok: true,
-                    version: Some(1),
-                    current: None,
-                },
-                Reply::Slept,
-            ],
+            answers: vec![Reply::Cas { ok: true, version: Some(1), current: None }, Reply::Slept],
             failure: Some("TypeError: boom".into()),
-            console: vec![ConsoleLine {
-                op: 2,
-                text: "reading a".into(),
-            }],
+            console: vec![ConsoleLine { op: 2, text: "reading a".into() }],
         };
         let execution = execution(&workload, &recording);
         let last = execution.trace.last().unwrap();
-        assert_eq!(
-            last.happening,
-            Happening::Note {
-                note: Note::Failed {
-                    message: "TypeError: boom".into()
-                }
-            }
-        );
+        assert_eq!(last.happening, Happening::Note { note: Note::Failed { message: "TypeError: boom".into() } });
         assert_eq!(last.at_ms, 10);
-        assert_eq!(
-            execution.trace[3].happening,
-            Happening::Note {
-                note: Note::Console {
-                    text: "reading a".into()
-                }
-            }
-        );
+        assert_eq!(execution.trace[3].happening, Happening::Note { note: Note::Console { text: "reading a".into() } });
         let replayed = replay_answers(&workload, &execution.trace);
         assert_eq!(replayed.answers.len(), 2);
         assert_eq!(replayed.failure.as_deref(), Some("TypeError: boom"));

@@ -154,11 +154,7 @@ struct Stored {
 
 impl Stored {
     fn record(&self) -> Record {
-        Record {
-            value: self.value.clone(),
-            version: self.version,
-            key_version: self.key_version,
-        }
+        Record { value: self.value.clone(), version: self.version, key_version: self.key_version }
     }
 }
 
@@ -218,18 +214,11 @@ impl CasStoreApi for VariantStore {
         options: CasOptions,
     ) -> CasAnswer {
         if let Some(ttl_ms) = options.ttl_ms {
-            assert!(
-                ttl_ms >= 1,
-                "ttlMs must be a positive integer, got {ttl_ms}"
-            );
+            assert!(ttl_ms >= 1, "ttlMs must be a positive integer, got {ttl_ms}");
         }
-        let current = if self.is(CasVariant::CasIgnoresExpiry) {
-            self.records.get(key).cloned()
-        } else {
-            self.read_live(key)
-        };
-        let ignores_version =
-            self.is(CasVariant::VersionCompareIgnored) || self.is(CasVariant::Starter);
+        let current =
+            if self.is(CasVariant::CasIgnoresExpiry) { self.records.get(key).cloned() } else { self.read_live(key) };
+        let ignores_version = self.is(CasVariant::VersionCompareIgnored) || self.is(CasVariant::Starter);
         let matches = match (current_value, &current) {
             // Expect absent; a version compare cannot hold on a key that is not there.
             (None, None) => options.version.is_none() || ignores_version,
@@ -237,10 +226,7 @@ impl CasStoreApi for VariantStore {
             (Some(_), None) => self.is(CasVariant::MissingKeyMatchesValue),
             (Some(expected), Some(current)) => {
                 current.value == expected
-                    && (ignores_version
-                        || options
-                            .version
-                            .is_none_or(|version| version == current.version))
+                    && (ignores_version || options.version.is_none_or(|version| version == current.version))
             }
         };
         if !matches {
@@ -248,19 +234,13 @@ impl CasStoreApi for VariantStore {
                 // Legal too: a number used up by nobody is never seen.
                 self.next_version();
             }
-            if let (true, Some(mut bumped)) =
-                (self.is(CasVariant::FailedCasBumpsVersion), current.clone())
-            {
+            if let (true, Some(mut bumped)) = (self.is(CasVariant::FailedCasBumpsVersion), current.clone()) {
                 bumped.version = self.next_version();
                 bumped.key_version += 1;
                 self.records.insert(key.to_string(), bumped.clone());
-                return CasAnswer::Mismatch {
-                    current: Some(bumped.record()),
-                };
+                return CasAnswer::Mismatch { current: Some(bumped.record()) };
             }
-            return CasAnswer::Mismatch {
-                current: current.map(|current| current.record()),
-            };
+            return CasAnswer::Mismatch { current: current.map(|current| current.record()) };
         }
 
         let key_version = match &current {
@@ -279,20 +259,11 @@ impl CasStoreApi for VariantStore {
         };
         let expires_at_ms = match options.ttl_ms {
             Some(ttl_ms) => Some(self.clock.now_ms() + ttl_ms),
-            None if self.is(CasVariant::RewriteKeepsTtl) => {
-                current.and_then(|current| current.expires_at_ms)
-            }
+            None if self.is(CasVariant::RewriteKeepsTtl) => current.and_then(|current| current.expires_at_ms),
             None => None,
         };
-        self.records.insert(
-            key.to_string(),
-            Stored {
-                value: next_value.to_string(),
-                version,
-                key_version,
-                expires_at_ms,
-            },
-        );
+        self.records
+            .insert(key.to_string(), Stored { value: next_value.to_string(), version, key_version, expires_at_ms });
         CasAnswer::Swapped { version }
     }
 
@@ -300,8 +271,7 @@ impl CasStoreApi for VariantStore {
         let Some(current) = self.read_live(key) else {
             return false;
         };
-        let ignores_version =
-            self.is(CasVariant::DeleteIgnoresVersion) || self.is(CasVariant::Starter);
+        let ignores_version = self.is(CasVariant::DeleteIgnoresVersion) || self.is(CasVariant::Starter);
         if !ignores_version && version.is_some_and(|version| version != current.version) {
             return false;
         }
@@ -323,23 +293,11 @@ mod tests {
     fn the_readme_example() {
         let clock = Clock::new();
         let mut store = CasVariant::Reference.create(clock.clone());
-        let ttl = CasOptions {
-            ttl_ms: Some(1000),
-            ..CasOptions::default()
-        };
-        assert_eq!(
-            store.compare_and_swap("lock", "p1", None, ttl),
-            CasAnswer::Swapped { version: 1 }
-        );
+        let ttl = CasOptions { ttl_ms: Some(1000), ..CasOptions::default() };
+        assert_eq!(store.compare_and_swap("lock", "p1", None, ttl), CasAnswer::Swapped { version: 1 });
         assert_eq!(
             store.compare_and_swap("lock", "p2", None, CasOptions::default()),
-            CasAnswer::Mismatch {
-                current: Some(Record {
-                    value: "p1".into(),
-                    version: 1,
-                    key_version: 1
-                })
-            }
+            CasAnswer::Mismatch { current: Some(Record { value: "p1".into(), version: 1, key_version: 1 }) }
         );
         clock.advance(1000);
         assert_eq!(store.get("lock"), None);
@@ -347,13 +305,6 @@ mod tests {
             store.compare_and_swap("lock", "p2", None, CasOptions::default()),
             CasAnswer::Swapped { version: 2 }
         );
-        assert_eq!(
-            store.get("lock"),
-            Some(Record {
-                value: "p2".into(),
-                version: 2,
-                key_version: 1
-            })
-        );
+        assert_eq!(store.get("lock"), Some(Record { value: "p2".into(), version: 2, key_version: 1 }));
     }
 }

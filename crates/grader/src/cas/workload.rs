@@ -43,10 +43,7 @@ pub enum CasOp {
     },
     /// `store.delete(key, { version })`.
     #[serde(rename_all = "camelCase")]
-    Delete {
-        key: String,
-        version_of: Option<usize>,
-    },
+    Delete { key: String, version_of: Option<usize> },
     /// The clock moves `ms` forward; the store is not called.
     Advance { ms: u64 },
 }
@@ -133,46 +130,40 @@ impl CasWorkload {
     /// reference run checks it, see [`super::answers::expected_answers`].)
     pub fn check_shape(&self) -> Result<(), String> {
         if self.ops.len() > OPS_MAX {
-            return Err(format!(
-                "the workload has {} operations; at most {OPS_MAX} are allowed",
-                self.ops.len()
-            ));
+            return Err(format!("the workload has {} operations; at most {OPS_MAX} are allowed", self.ops.len()));
         }
         for (index, op) in self.ops.iter().enumerate() {
             if let Some(key) = op.key() {
                 if key.is_empty() || key.len() > KEY_BYTES_MAX {
-                    return Err(format!(
-                        "operation {index}: key {key:?} must be 1 to {KEY_BYTES_MAX} bytes of UTF-8"
-                    ));
+                    return Err(format!("operation {index}: key {key:?} must be 1 to {KEY_BYTES_MAX} bytes of UTF-8"));
                 }
             }
             if let Some(target) = op.version_of() {
                 if target >= index {
-                    return Err(format!("operation {index} takes its version from operation {target}, which does not come before it"));
+                    return Err(format!(
+                        "operation {index} takes its version from operation {target}, which does not come before it"
+                    ));
                 }
             }
             match op {
-                CasOp::Cas {
-                    next_value,
-                    current_value,
-                    ttl_ms,
-                    ..
-                } => {
+                CasOp::Cas { next_value, current_value, ttl_ms, .. } => {
                     for value in std::iter::once(next_value).chain(current_value) {
                         if value.len() > VALUE_BYTES_MAX {
-                            return Err(format!("operation {index}: value {value:?} must be at most {VALUE_BYTES_MAX} bytes of UTF-8"));
+                            return Err(format!(
+                                "operation {index}: value {value:?} must be at most {VALUE_BYTES_MAX} bytes of UTF-8"
+                            ));
                         }
                     }
                     if let Some(ttl_ms) = ttl_ms {
                         if !(1..=TTL_MS_MAX).contains(ttl_ms) {
-                            return Err(format!(
-                                "operation {index}: ttlMs {ttl_ms} must be from 1 to {TTL_MS_MAX}"
-                            ));
+                            return Err(format!("operation {index}: ttlMs {ttl_ms} must be from 1 to {TTL_MS_MAX}"));
                         }
                     }
                 }
                 CasOp::Advance { ms } if !(1..=ADVANCE_MS_MAX).contains(ms) => {
-                    return Err(format!("operation {index}: an advance of {ms} ms must be from 1 to {ADVANCE_MS_MAX} ms"));
+                    return Err(format!(
+                        "operation {index}: an advance of {ms} ms must be from 1 to {ADVANCE_MS_MAX} ms"
+                    ));
                 }
                 _ => {}
             }
@@ -240,13 +231,7 @@ impl CasWorkload {
         for (index, op) in self.ops.iter().enumerate() {
             let simpler = match op {
                 CasOp::Advance { ms } if *ms > 1 => vec![CasOp::Advance { ms: ms / 2 }],
-                CasOp::Cas {
-                    key,
-                    next_value,
-                    current_value,
-                    version_of,
-                    ttl_ms,
-                } => {
+                CasOp::Cas { key, next_value, current_value, version_of, ttl_ms } => {
                     let mut simpler = Vec::new();
                     if version_of.is_some() {
                         simpler.push(CasOp::Cas {
@@ -268,13 +253,9 @@ impl CasWorkload {
                     }
                     simpler
                 }
-                CasOp::Delete {
-                    key,
-                    version_of: Some(_),
-                } => vec![CasOp::Delete {
-                    key: key.clone(),
-                    version_of: None,
-                }],
+                CasOp::Delete { key, version_of: Some(_) } => {
+                    vec![CasOp::Delete { key: key.clone(), version_of: None }]
+                }
                 _ => Vec::new(),
             };
             for op in simpler {
@@ -297,13 +278,7 @@ impl WorkloadText for CasWorkload {
     fn encode(&self) -> String {
         let op = |op: &CasOp| match op {
             CasOp::Get { key } => format!("g{}", escape(key)),
-            CasOp::Cas {
-                key,
-                next_value,
-                current_value,
-                version_of,
-                ttl_ms,
-            } => {
+            CasOp::Cas { key, next_value, current_value, version_of, ttl_ms } => {
                 let mut text = format!(
                     "c{}={}/{}",
                     escape(key),
@@ -318,14 +293,8 @@ impl WorkloadText for CasWorkload {
                 }
                 text
             }
-            CasOp::Delete {
-                key,
-                version_of: Some(target),
-            } => format!("d{}@{target}", escape(key)),
-            CasOp::Delete {
-                key,
-                version_of: None,
-            } => format!("d{}", escape(key)),
+            CasOp::Delete { key, version_of: Some(target) } => format!("d{}@{target}", escape(key)),
+            CasOp::Delete { key, version_of: None } => format!("d{}", escape(key)),
             CasOp::Advance { ms } => format!("t{ms}"),
         };
         self.ops.iter().map(op).collect::<Vec<_>>().join(",")
@@ -333,13 +302,8 @@ impl WorkloadText for CasWorkload {
 
     fn decode(text: &str) -> Result<Self, String> {
         let text = text.trim();
-        let ops = if text.is_empty() {
-            Vec::new()
-        } else {
-            text.split(',')
-                .map(decode_op)
-                .collect::<Result<Vec<_>, _>>()?
-        };
+        let ops =
+            if text.is_empty() { Vec::new() } else { text.split(',').map(decode_op).collect::<Result<Vec<_>, _>>()? };
         let workload = CasWorkload { ops };
         workload.check_shape()?;
         super::answers::expected_answers(&workload)?;
@@ -352,7 +316,9 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
     let number = |text: &str| text.parse::<u64>().map_err(|_| bad());
     let text = |escaped: &str| {
         unescape(escaped).ok_or_else(|| {
-            format!("`{word}`: `{escaped}` is not a key or value (letters, digits, `_`, `-` and `%XX` escapes of UTF-8)")
+            format!(
+                "`{word}`: `{escaped}` is not a key or value (letters, digits, `_`, `-` and `%XX` escapes of UTF-8)"
+            )
         })
     };
     // The text up to the first of `separators`, and what follows (separator included).
@@ -376,10 +342,7 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
                 None if rest.is_empty() => None,
                 None => return Err(bad()),
             };
-            Ok(CasOp::Delete {
-                key: text(&key)?,
-                version_of,
-            })
+            Ok(CasOp::Delete { key: text(&key)?, version_of })
         }
         'c' => {
             let (key, rest) = take_until(body, &['=']);
@@ -387,11 +350,7 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
             let (next_value, rest) = take_until(rest, &['/']);
             let rest = rest.strip_prefix('/').ok_or_else(bad)?;
             let (current, mut rest) = take_until(rest, &['@', '+']);
-            let current_value = if current == "~" {
-                None
-            } else {
-                Some(text(&current)?)
-            };
+            let current_value = if current == "~" { None } else { Some(text(&current)?) };
             let mut version_of = None;
             if let Some(after) = rest.strip_prefix('@') {
                 let (target, after) = take_until(after, &['+']);
@@ -403,13 +362,7 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
                 None if rest.is_empty() => None,
                 None => return Err(bad()),
             };
-            Ok(CasOp::Cas {
-                key: text(&key)?,
-                next_value: text(&next_value)?,
-                current_value,
-                version_of,
-                ttl_ms,
-            })
+            Ok(CasOp::Cas { key: text(&key)?, next_value: text(&next_value)?, current_value, version_of, ttl_ms })
         }
         _ => Err(bad()),
     }
@@ -451,40 +404,36 @@ mod tests {
     fn bad_text_says_what_is_wrong() {
         assert!(CasWorkload::decode("ga,x1").unwrap_err().contains("`x1`"));
         assert!(CasWorkload::decode("ca=x").unwrap_err().contains("`ca=x`"));
-        assert!(CasWorkload::decode("ga,ca=x/~@5")
-            .unwrap_err()
-            .contains("does not come before"));
+        assert!(CasWorkload::decode("ga,ca=x/~@5").unwrap_err().contains("does not come before"));
         assert!(CasWorkload::decode("c%ZZ=x/~").unwrap_err().contains("`%ZZ`"));
         assert!(CasWorkload::decode("c%FF=x/~").unwrap_err().contains("UTF-8"));
         assert!(CasWorkload::decode("c=x/~").unwrap_err().contains("key"));
-        assert!(CasWorkload::decode("ca=x/~+0")
-            .unwrap_err()
-            .contains("ttlMs 0"));
+        assert!(CasWorkload::decode("ca=x/~+0").unwrap_err().contains("ttlMs 0"));
         // The advance at 0 has no version to give.
-        assert!(CasWorkload::decode("t5,ca=x/~@0")
-            .unwrap_err()
-            .contains("carries no version"));
+        assert!(CasWorkload::decode("t5,ca=x/~@0").unwrap_err().contains("carries no version"));
     }
 
     #[test]
     fn exotic_keys_and_values_round_trip_through_the_text() {
-        let texts = [
-            "__proto__",
-            "constructor",
-            "toString",
-            "\u{430}",
-            "e\u{301}",
-            "\u{1f511}",
-            "k:,/~@+=%",
-            "a ",
-            "null",
-            "",
-        ];
+        let texts =
+            ["__proto__", "constructor", "toString", "\u{430}", "e\u{301}", "\u{1f511}", "k:,/~@+=%", "a ", "null", ""];
         let mut ops = Vec::new();
         for (index, text) in texts.iter().enumerate() {
             let key = if text.is_empty() { "x".to_string() } else { text.to_string() };
-            ops.push(CasOp::Cas { key: key.clone(), next_value: text.to_string(), current_value: None, version_of: None, ttl_ms: None });
-            ops.push(CasOp::Cas { key: key.clone(), next_value: "v".into(), current_value: Some(text.to_string()), version_of: Some(2 * index), ttl_ms: Some(5) });
+            ops.push(CasOp::Cas {
+                key: key.clone(),
+                next_value: text.to_string(),
+                current_value: None,
+                version_of: None,
+                ttl_ms: None,
+            });
+            ops.push(CasOp::Cas {
+                key: key.clone(),
+                next_value: "v".into(),
+                current_value: Some(text.to_string()),
+                version_of: Some(2 * index),
+                ttl_ms: Some(5),
+            });
         }
         ops.push(CasOp::Get { key: "__proto__".into() });
         ops.push(CasOp::Delete { key: "\u{1f511}".into(), version_of: Some(11) });

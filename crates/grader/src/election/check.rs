@@ -20,10 +20,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use sim::{
-    process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, Reply, Scheduler,
-    TraceEvent,
-};
+use sim::{process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, Reply, Scheduler, TraceEvent};
 
 use super::workload::{ElectionWorkload, ELECTION_PREFIX};
 use crate::grade::{Case, Execution};
@@ -85,30 +82,16 @@ struct Checker {
     limits: sim::SimLimits,
 }
 
-fn violation(
-    rule: &str,
-    message: String,
-    index: usize,
-    at_ms: u64,
-    process: ProcessIndex,
-) -> Option<Violation> {
-    Some(Violation::new(
-        rule,
-        message,
-        Some(index),
-        at_ms,
-        Some(process),
-    ))
+fn violation(rule: &str, message: String, index: usize, at_ms: u64, process: ProcessIndex) -> Option<Violation> {
+    Some(Violation::new(rule, message, Some(index), at_ms, Some(process)))
 }
 
 impl Checker {
     fn new(case: &Case<ElectionWorkload>) -> Checker {
-        let calm = !case.plan.faults.iter().any(|fault| {
-            matches!(
-                fault,
-                Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. }
-            )
-        });
+        let calm =
+            !case.plan.faults.iter().any(|fault| {
+                matches!(fault, Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. })
+            });
         let bias_ms = match &case.plan.scheduler {
             Scheduler::Random => 0,
             Scheduler::Priority { bias_ms, order, .. } => bias_ms * order.len() as u64,
@@ -135,28 +118,18 @@ impl Checker {
 
     /// The oldest key in the queue.
     fn head(&self) -> Option<(&String, &Queued)> {
-        self.queue
-            .iter()
-            .min_by_key(|(_, queued)| queued.create_version)
+        self.queue.iter().min_by_key(|(_, queued)| queued.create_version)
     }
 
     /// After any change: who must take office next, and since when.
     fn update_due(&mut self, at_ms: u64, index: usize) {
         let next = self.head().and_then(|(key, queued)| {
-            let waiting = self.campaigning.contains_key(&queued.owner)
-                && !self.crashed.contains(&queued.owner);
+            let waiting = self.campaigning.contains_key(&queued.owner) && !self.crashed.contains(&queued.owner);
             waiting.then(|| (queued.owner, key.clone()))
         });
         match (next, &self.due) {
             (Some((process, key)), Some(due)) if due.process == process && due.key == key => {}
-            (Some((process, key)), _) => {
-                self.due = Some(Due {
-                    process,
-                    key,
-                    since_ms: at_ms,
-                    trace_index: index,
-                })
-            }
+            (Some((process, key)), _) => self.due = Some(Due { process, key, since_ms: at_ms, trace_index: index }),
             (None, _) => self.due = None,
         }
     }
@@ -166,11 +139,7 @@ impl Checker {
         let queued = self.queue.remove(key)?;
         self.removed_at.insert(key.to_string(), index);
         self.leading.retain(|_, leading_key| leading_key != key);
-        self.last_departure = Some(Departure {
-            key: key.to_string(),
-            version,
-            at_ms,
-        });
+        self.last_departure = Some(Departure { key: key.to_string(), version, at_ms });
         Some(queued)
     }
 
@@ -211,24 +180,17 @@ impl Checker {
             Happening::Invoke { call, request } => {
                 self.requests.insert(*call, request.clone());
             }
-            Happening::Apply {
-                call,
-                result,
-                revision,
-            } => return self.apply(index, at_ms, process, *call, result, *revision),
+            Happening::Apply { call, result, revision } => {
+                return self.apply(index, at_ms, process, *call, result, *revision)
+            }
             // Only a waiter still in the queue counts: one whose key ran out is no longer waiting its turn.
-            Happening::Complete {
-                reply: Reply::Watch { event },
-                ..
-            } if self.queue.values().any(|queued| queued.owner == process) => {
-                let woken = self
-                    .woken
-                    .entry((event.key.clone(), event.version))
-                    .or_default();
+            Happening::Complete { reply: Reply::Watch { event }, .. }
+                if self.queue.values().any(|queued| queued.owner == process) =>
+            {
+                let woken = self.woken.entry((event.key.clone(), event.version)).or_default();
                 woken.push(process);
                 if woken.len() > 1 && event.key.starts_with(ELECTION_PREFIX) {
-                    let names: Vec<String> =
-                        woken.iter().map(|woken| process_name(*woken)).collect();
+                    let names: Vec<String> = woken.iter().map(|woken| process_name(*woken)).collect();
                     return violation(
                         "wake-one",
                         format!(
@@ -270,26 +232,13 @@ impl Checker {
                 self.last_read.insert(process, index);
             }
             // A create (not a rewrite of a key already queued) joins the queue.
-            (
-                Call::Cas { key, .. },
-                Reply::Cas {
-                    ok: true,
-                    version: Some(version),
-                    ..
-                },
-            ) if key.starts_with(ELECTION_PREFIX) && !self.queue.contains_key(key) => {
-                self.queue.insert(
-                    key.clone(),
-                    Queued {
-                        create_version: *version,
-                        owner: process,
-                    },
-                );
+            (Call::Cas { key, .. }, Reply::Cas { ok: true, version: Some(version), .. })
+                if key.starts_with(ELECTION_PREFIX) && !self.queue.contains_key(key) =>
+            {
+                self.queue.insert(key.clone(), Queued { create_version: *version, owner: process });
                 self.update_due(at_ms, index);
             }
-            (Call::Delete { key, .. }, Reply::Delete { ok: true })
-                if key.starts_with(ELECTION_PREFIX) =>
-            {
+            (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key.starts_with(ELECTION_PREFIX) => {
                 let key = key.clone();
                 let removed = self.remove_key(&key, revision, at_ms, index);
                 if let Some(queued) = removed {
@@ -317,13 +266,7 @@ impl Checker {
         None
     }
 
-    fn note(
-        &mut self,
-        index: usize,
-        at_ms: u64,
-        process: ProcessIndex,
-        note: &Note,
-    ) -> Option<Violation> {
+    fn note(&mut self, index: usize, at_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
         let name = process_name(process);
         match note {
             Note::Calling { function } if function == "campaign" => {
@@ -340,12 +283,11 @@ impl Checker {
                 if !self.queue.contains_key(key) {
                     // A key that left the store after the caller's last read ended the term before it
                     // began, and the caller could not have known; one that left before, it could have.
-                    let read_after_removal =
-                        match (self.removed_at.get(key), self.last_read.get(&process)) {
-                            (Some(removed), Some(read)) => read > removed,
-                            (None, _) => true,
-                            (Some(_), None) => false,
-                        };
+                    let read_after_removal = match (self.removed_at.get(key), self.last_read.get(&process)) {
+                        (Some(removed), Some(read)) => read > removed,
+                        (None, _) => true,
+                        (Some(_), None) => false,
+                    };
                     if read_after_removal {
                         return violation(
                             "queue-order",
@@ -371,12 +313,8 @@ impl Checker {
                     );
                 }
                 match self.queue.get(key) {
-                    Some(queued)
-                        if queued.owner == process && queued.create_version == *version =>
-                    {
-                        if let Some((older_key, older)) = self
-                            .head()
-                            .filter(|(_, head)| head.create_version < *version)
+                    Some(queued) if queued.owner == process && queued.create_version == *version => {
+                        if let Some((older_key, older)) = self.head().filter(|(_, head)| head.create_version < *version)
                         {
                             return violation(
                                 "queue-order",
@@ -416,9 +354,10 @@ impl Checker {
             }
             Note::Resigned { key, version, .. } => {
                 let deleted = self.resigning.remove(&process).unwrap_or(false);
-                let still_there = self.queue.get(key).is_some_and(|queued| {
-                    queued.owner == process && queued.create_version == *version
-                });
+                let still_there = self
+                    .queue
+                    .get(key)
+                    .is_some_and(|queued| queued.owner == process && queued.create_version == *version);
                 if still_there && !deleted {
                     return violation(
                         "resign-deletes",
@@ -432,13 +371,7 @@ impl Checker {
                 }
             }
             Note::Failed { message } => {
-                return violation(
-                    crate::grade::NO_ERRORS,
-                    message.clone(),
-                    index,
-                    at_ms,
-                    process,
-                )
+                return violation(crate::grade::NO_ERRORS, message.clone(), index, at_ms, process)
             }
             _ => {}
         }
@@ -453,22 +386,13 @@ impl Checker {
             Ending::Limit { limit } => limit.describe(&self.limits),
             Ending::AllFinished | Ending::Stopped => return None,
         };
-        let (&process, since_ms) = self
-            .campaigning
-            .iter()
-            .find(|(process, _)| !self.crashed.contains(process))?;
+        let (&process, since_ms) = self.campaigning.iter().find(|(process, _)| !self.crashed.contains(process))?;
         let queue: Vec<String> = {
             let mut keys: Vec<(&String, &Queued)> = self.queue.iter().collect();
             keys.sort_by_key(|(_, queued)| queued.create_version);
-            keys.iter()
-                .map(|(key, queued)| format!("{key} ({})", queued.create_version))
-                .collect()
+            keys.iter().map(|(key, queued)| format!("{key} ({})", queued.create_version)).collect()
         };
-        let queue = if queue.is_empty() {
-            "empty".to_string()
-        } else {
-            queue.join(", ")
-        };
+        let queue = if queue.is_empty() { "empty".to_string() } else { queue.join(", ") };
         violation(
             "no-stuck-waiter",
             format!(

@@ -14,10 +14,7 @@ pub fn run_rust(variant: ElectionVariant, case: &Case<ElectionWorkload>) -> Exec
     let (ending, sim) = run_processes(
         sim,
         |ctx| {
-            let script = scripts
-                .get(ctx.process() as usize)
-                .cloned()
-                .unwrap_or_default();
+            let script = scripts.get(ctx.process() as usize).cloned().unwrap_or_default();
             async move {
                 if let Err(message) = run_candidate(variant, &ctx, &script).await {
                     ctx.note(Note::Failed { message });
@@ -26,30 +23,18 @@ pub fn run_rust(variant: ElectionVariant, case: &Case<ElectionWorkload>) -> Exec
         },
         |_| false,
     );
-    Execution {
-        ending,
-        trace: sim.into_trace(),
-    }
+    Execution { ending, trace: sim.into_trace() }
 }
 
-async fn run_candidate(
-    variant: ElectionVariant,
-    ctx: &Ctx,
-    script: &[ElectionStep],
-) -> Result<(), String> {
+async fn run_candidate(variant: ElectionVariant, ctx: &Ctx, script: &[ElectionStep]) -> Result<(), String> {
     let mut leading: Option<Leadership> = None;
     for step in script {
         match step {
             ElectionStep::Sleep { ms } => ctx.sleep(*ms).await,
             ElectionStep::Campaign { ttl_ms } => {
-                ctx.note(Note::Calling {
-                    function: "campaign".into(),
-                });
+                ctx.note(Note::Calling { function: "campaign".into() });
                 let leadership = variant.campaign(ctx, ELECTION_PREFIX, *ttl_ms).await?;
-                ctx.note(Note::Elected {
-                    key: leadership.key.clone(),
-                    version: leadership.version,
-                });
+                ctx.note(Note::Elected { key: leadership.key.clone(), version: leadership.version });
                 leading = Some(leadership);
             }
             ElectionStep::Lead { ms } => {
@@ -59,15 +44,9 @@ async fn run_candidate(
             }
             ElectionStep::Resign => {
                 if let Some(leadership) = leading.take() {
-                    ctx.note(Note::Calling {
-                        function: "resign".into(),
-                    });
+                    ctx.note(Note::Calling { function: "resign".into() });
                     let ok = variant.resign(ctx, &leadership).await?;
-                    ctx.note(Note::Resigned {
-                        key: leadership.key,
-                        version: leadership.version,
-                        ok,
-                    });
+                    ctx.note(Note::Resigned { key: leadership.key, version: leadership.version, ok });
                 }
             }
         }

@@ -36,19 +36,11 @@ const TTL_MS: u64 = 10_000;
 const CRASHING_TTL_MS: u64 = 300;
 
 fn limits() -> SimLimits {
-    SimLimits {
-        time_ms_max: 60_000,
-        ..SimLimits::default()
-    }
+    SimLimits { time_ms_max: 60_000, ..SimLimits::default() }
 }
 
 fn case(scenario: &str, plan: Plan, scripts: Vec<Vec<ElectionStep>>) -> Case<ElectionWorkload> {
-    Case {
-        scenario: scenario.into(),
-        plan,
-        workload: ElectionWorkload { scripts },
-        limits: limits(),
-    }
+    Case { scenario: scenario.into(), plan, workload: ElectionWorkload { scripts }, limits: limits() }
 }
 
 /// A candidate that joins after `join_ms`, leads `lead_ms` and resigns.
@@ -96,7 +88,14 @@ impl Exercise for ElectionExercise {
                 case: case(
                     "alone",
                     Plan::calm(31, 1),
-                    vec![vec![Campaign { ttl_ms: TTL_MS }, Lead { ms: 200 }, Resign, Campaign { ttl_ms: TTL_MS }, Lead { ms: 200 }, Resign]],
+                    vec![vec![
+                        Campaign { ttl_ms: TTL_MS },
+                        Lead { ms: 200 },
+                        Resign,
+                        Campaign { ttl_ms: TTL_MS },
+                        Lead { ms: 200 },
+                        Resign,
+                    ]],
                 ),
             },
             Scenario {
@@ -126,7 +125,11 @@ impl Exercise for ElectionExercise {
                 case: case(
                     "waiter-crashes",
                     Plan { faults: vec![Fault::Crash { process: 1, at_ms: 300 }], ..Plan::calm(34, 3) },
-                    vec![candidate(0, TTL_MS, 2_000), candidate(100, CRASHING_TTL_MS, 200), candidate(200, TTL_MS, 200)],
+                    vec![
+                        candidate(0, TTL_MS, 2_000),
+                        candidate(100, CRASHING_TTL_MS, 200),
+                        candidate(200, TTL_MS, 200),
+                    ],
                 ),
             },
             Scenario {
@@ -136,7 +139,11 @@ impl Exercise for ElectionExercise {
                 case: case(
                     "leader-crashes",
                     Plan { faults: vec![Fault::Crash { process: 0, at_ms: 300 }], ..Plan::calm(35, 3) },
-                    vec![candidate(0, CRASHING_TTL_MS, 3_000), candidate(100, TTL_MS, 200), candidate(200, TTL_MS, 200)],
+                    vec![
+                        candidate(0, CRASHING_TTL_MS, 3_000),
+                        candidate(100, TTL_MS, 200),
+                        candidate(200, TTL_MS, 200),
+                    ],
                 ),
             },
             Scenario {
@@ -146,7 +153,10 @@ impl Exercise for ElectionExercise {
                 case: case(
                     "deleted-before-watch",
                     // p2's fourth call (after a sleep, a create and a read: its first watch) reaches the store late, after p1 has resigned.
-                    Plan { faults: vec![Fault::DelayRequest { process: 1, call: 3, extra_ms: 600 }], ..Plan::calm(36, 2) },
+                    Plan {
+                        faults: vec![Fault::DelayRequest { process: 1, call: 3, extra_ms: 600 }],
+                        ..Plan::calm(36, 2)
+                    },
                     vec![candidate(0, TTL_MS, 400), candidate(100, TTL_MS, 200)],
                 ),
             },
@@ -187,30 +197,20 @@ impl Exercise for ElectionExercise {
         let mut rng = Rng::new(seed ^ 0x656C_6563);
         let scripts = (0..processes)
             .map(|process| {
-                let crashes = plan.faults.iter().any(|fault| matches!(fault, Fault::Crash { process: crashing, .. } if *crashing == process));
+                let crashes = plan
+                    .faults
+                    .iter()
+                    .any(|fault| matches!(fault, Fault::Crash { process: crashing, .. } if *crashing == process));
                 let ttl_ms = if crashes { CRASHING_TTL_MS } else { TTL_MS };
                 let mut script = candidate(rng.range(0, 400), ttl_ms, rng.range(20, 300));
                 if rng.chance(1, 3) {
-                    script.push(Sleep {
-                        ms: rng.range(0, 200),
-                    });
-                    script.extend([
-                        Campaign { ttl_ms },
-                        Lead {
-                            ms: rng.range(20, 300),
-                        },
-                        Resign,
-                    ]);
+                    script.push(Sleep { ms: rng.range(0, 200) });
+                    script.extend([Campaign { ttl_ms }, Lead { ms: rng.range(20, 300) }, Resign]);
                 }
                 script
             })
             .collect();
-        Case {
-            scenario: "random".into(),
-            plan,
-            workload: ElectionWorkload { scripts },
-            limits: limits(),
-        }
+        Case { scenario: "random".into(), plan, workload: ElectionWorkload { scripts }, limits: limits() }
     }
 
     fn random_points(&self) -> u32 {
@@ -242,23 +242,11 @@ impl crate::dynamic::Hosted for ElectionExercise {
     fn lab_run(&self) -> Option<LabRun<ElectionWorkload>> {
         // Three candidates on etcd: the first leads, the other two queue behind it and take over in turn.
         // etcd's leases are whole seconds, at least 2; ten outlast the run.
-        let scripts = vec![
-            candidate(0, 10_000, 1_500),
-            candidate(300, 10_000, 1_000),
-            candidate(600, 10_000, 1_000),
-        ];
-        Some(LabRun {
-            processes: 3,
-            workload: ElectionWorkload { scripts },
-            duration_ms: 15_000,
-        })
+        let scripts = vec![candidate(0, 10_000, 1_500), candidate(300, 10_000, 1_000), candidate(600, 10_000, 1_000)];
+        Some(LabRun { processes: 3, workload: ElectionWorkload { scripts }, duration_ms: 15_000 })
     }
 
-    fn execution_from_json(
-        &self,
-        _: &Case<ElectionWorkload>,
-        json: &str,
-    ) -> Result<Execution, String> {
+    fn execution_from_json(&self, _: &Case<ElectionWorkload>, json: &str) -> Result<Execution, String> {
         crate::dynamic::simulated_execution(json)
     }
 }
@@ -283,28 +271,19 @@ mod tests {
     use crate::report::Status;
 
     fn options(seeds: u32) -> GradeOptions {
-        GradeOptions {
-            seeds,
-            ..GradeOptions::default()
-        }
+        GradeOptions { seeds, ..GradeOptions::default() }
     }
 
     #[test]
     fn the_reference_passes_every_scenario_and_1000_random_schedules() {
-        let report = grade(
-            &ElectionExercise,
-            &mut |case| run_rust(ElectionVariant::Reference, case),
-            &options(1_000),
-        );
+        let report = grade(&ElectionExercise, &mut |case| run_rust(ElectionVariant::Reference, case), &options(1_000));
         for test in &report.tests {
             assert_eq!(
                 test.status,
                 Status::Passed,
                 "{}: {:?}",
                 test.name,
-                test.counterexample
-                    .as_ref()
-                    .map(|c| (&c.violation, &c.replay_token))
+                test.counterexample.as_ref().map(|c| (&c.violation, &c.replay_token))
             );
         }
     }
@@ -321,11 +300,7 @@ mod tests {
         ];
         assert_eq!(expected.len(), ElectionVariant::BUGGY.len());
         for (variant, rule) in expected {
-            let report = grade(
-                &ElectionExercise,
-                &mut |case| run_rust(variant, case),
-                &options(50),
-            );
+            let report = grade(&ElectionExercise, &mut |case| run_rust(variant, case), &options(50));
             let broken: Vec<&str> = report
                 .tests
                 .iter()
@@ -333,45 +308,23 @@ mod tests {
                 .map(|counterexample| counterexample.violation.invariant.as_str())
                 .collect();
             assert!(!broken.is_empty(), "{variant:?} passed every test");
-            assert!(
-                broken.contains(&rule),
-                "{variant:?} should break {rule}; it broke {broken:?}"
-            );
+            assert!(broken.contains(&rule), "{variant:?} should break {rule}; it broke {broken:?}");
         }
     }
-
-
 
     /// The story names what happened and what to do, in one line.
     #[test]
     fn each_mistake_reads_as_a_one_line_story() {
         let message_of = |variant: ElectionVariant, scenario: &str| {
-            let case = ElectionExercise
-                .scenarios()
-                .into_iter()
-                .find(|found| found.id == scenario)
-                .unwrap()
-                .case;
-            ElectionExercise
-                .check(&case, &run_rust(variant, &case))
-                .unwrap()
-                .message
+            let case = ElectionExercise.scenarios().into_iter().find(|found| found.id == scenario).unwrap().case;
+            ElectionExercise.check(&case, &run_rust(variant, &case)).unwrap().message
         };
         let herd = message_of(ElectionVariant::Herd, "queue");
-        assert!(
-            herd.contains("delete of election/p1") && herd.contains("woke p3 and p2"),
-            "{herd}"
-        );
+        assert!(herd.contains("delete of election/p1") && herd.contains("woke p3 and p2"), "{herd}");
         let stuck = message_of(ElectionVariant::MissesDeletion, "deleted-before-watch");
-        assert!(
-            stuck.contains("p2 was still waiting in campaign()"),
-            "{stuck}"
-        );
+        assert!(stuck.contains("p2 was still waiting in campaign()"), "{stuck}");
         let kept = message_of(ElectionVariant::KeepsKeyOnResign, "alone");
-        assert!(
-            kept.contains("resign() returned to p1, but its key election/p1"),
-            "{kept}"
-        );
+        assert!(kept.contains("resign() returned to p1, but its key election/p1"), "{kept}");
         for message in [herd, stuck, kept] {
             assert!(!message.contains('\n'), "{message}");
         }
@@ -379,14 +332,7 @@ mod tests {
 
     #[test]
     fn every_rule_the_checker_names_is_in_the_table() {
-        for rule in [
-            "one-leader",
-            "queue-order",
-            "wake-one",
-            "resign-deletes",
-            "no-stuck-waiter",
-            "no-errors",
-        ] {
+        for rule in ["one-leader", "queue-order", "wake-one", "resign-deletes", "no-stuck-waiter", "no-errors"] {
             assert!(crate::rules::find(RULES, rule).is_some(), "{rule}");
         }
     }

@@ -40,11 +40,7 @@ impl ElectionStep {
         let letter = chars.next().ok_or_else(wrong)?;
         let rest = chars.as_str();
         if letter == 'R' {
-            return if rest.is_empty() {
-                Ok(ElectionStep::Resign)
-            } else {
-                Err(wrong())
-            };
+            return if rest.is_empty() { Ok(ElectionStep::Resign) } else { Err(wrong()) };
         }
         let number: u64 = rest.parse().map_err(|_| wrong())?;
         match letter {
@@ -96,10 +92,7 @@ impl WorkloadText for ElectionWorkload {
     fn decode(text: &str) -> Result<Self, String> {
         let mut scripts = Vec::new();
         for script in text.split('/') {
-            let steps = script
-                .split(',')
-                .filter(|word| !word.is_empty())
-                .map(ElectionStep::from_word);
+            let steps = script.split(',').filter(|word| !word.is_empty()).map(ElectionStep::from_word);
             scripts.push(steps.collect::<Result<Vec<_>, _>>()?);
         }
         Ok(ElectionWorkload { scripts })
@@ -121,11 +114,7 @@ impl ElectionWorkload {
             while position < script.len() {
                 let mut end = position + 1;
                 if matches!(script[position], ElectionStep::Campaign { .. }) {
-                    while end < script.len()
-                        && matches!(
-                            script[end],
-                            ElectionStep::Lead { .. } | ElectionStep::Resign
-                        )
+                    while end < script.len() && matches!(script[end], ElectionStep::Lead { .. } | ElectionStep::Resign)
                     {
                         end += 1;
                     }
@@ -181,12 +170,7 @@ mod tests {
         assert_eq!(workload.encode(), "C4000,L200,R//S30,C900");
         assert_eq!(ElectionWorkload::decode(&workload.encode()), Ok(workload));
         for wrong in ["C", "R1", "X5", "L-3"] {
-            assert!(
-                ElectionWorkload::decode(wrong)
-                    .unwrap_err()
-                    .contains(&format!("`{wrong}`")),
-                "{wrong}"
-            );
+            assert!(ElectionWorkload::decode(wrong).unwrap_err().contains(&format!("`{wrong}`")), "{wrong}");
         }
     }
 
@@ -201,21 +185,8 @@ mod tests {
                 Campaign { ttl_ms: 100 },
             ]],
         };
-        let texts: Vec<String> = workload
-            .smaller()
-            .iter()
-            .map(WorkloadText::encode)
-            .collect();
-        assert_eq!(
-            texts,
-            [
-                "S8,C100,L6,R",
-                "S8,C100",
-                "C100,L6,R,C100",
-                "S4,C100,L6,R,C100",
-                "S8,C100,L3,R,C100"
-            ]
-        );
+        let texts: Vec<String> = workload.smaller().iter().map(WorkloadText::encode).collect();
+        assert_eq!(texts, ["S8,C100,L6,R", "S8,C100", "C100,L6,R,C100", "S4,C100,L6,R,C100", "S8,C100,L3,R,C100"]);
         assert_eq!(workload.without_process(0).encode(), "");
     }
 }

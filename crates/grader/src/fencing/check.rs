@@ -94,13 +94,7 @@ fn violation(
     at_ms: u64,
     process: Option<ProcessIndex>,
 ) -> Option<Violation> {
-    Some(Violation::new(
-        invariant,
-        message,
-        Some(index),
-        at_ms,
-        process,
-    ))
+    Some(Violation::new(invariant, message, Some(index), at_ms, process))
 }
 
 impl Checker {
@@ -108,12 +102,7 @@ impl Checker {
         Checker {
             worker: case.workload.worker(),
             worker_named: format!("the worker ({})", process_name(case.workload.worker())),
-            deliveries: case
-                .workload
-                .deliveries
-                .iter()
-                .map(|delivery| delivery.request)
-                .collect(),
+            deliveries: case.workload.deliveries.iter().map(|delivery| delivery.request).collect(),
             worker_invokes: 0,
             delivery_calls: HashMap::new(),
             woken: None,
@@ -130,26 +119,20 @@ impl Checker {
     }
 
     fn is_current(&self, owner: &str, version: u64) -> bool {
-        self.holder
-            .as_ref()
-            .is_some_and(|holder| holder.owner == owner && holder.version == version)
+        self.holder.as_ref().is_some_and(|holder| holder.owner == owner && holder.version == version)
     }
 
     fn set_holder(&mut self, holder: Option<Holder>, at_ms: u64) {
         if let Some(previous) = &self.holder {
-            if holder
-                .as_ref()
-                .is_none_or(|next| next.version != previous.version)
-            {
+            if holder.as_ref().is_none_or(|next| next.version != previous.version) {
                 self.ended_ms.insert(previous.version, at_ms);
             }
         }
         self.holder = holder;
         let holder = self.holder.clone();
         for open in self.open.values_mut().flatten() {
-            let current = holder
-                .as_ref()
-                .is_some_and(|holder| holder.owner == open.owner && holder.version == open.version);
+            let current =
+                holder.as_ref().is_some_and(|holder| holder.owner == open.owner && holder.version == open.version);
             open.seen_current |= current;
             open.stayed_current &= current;
         }
@@ -168,34 +151,17 @@ impl Checker {
                     self.worker_invokes += 1;
                 }
             }
-            Happening::Complete { call, .. } if from_worker => {
-                self.woken = self.delivery_calls.get(call).copied()
-            }
+            Happening::Complete { call, .. } if from_worker => self.woken = self.delivery_calls.get(call).copied(),
             Happening::Apply { call, result, .. } => match (self.requests.get(call), result) {
-                (
-                    Some(Call::Cas {
-                        key, next_value, ..
-                    }),
-                    Reply::Cas {
-                        ok: true,
-                        version: Some(version),
-                        ..
-                    },
-                ) if key == LOCK_KEY => {
-                    let key_version = self
-                        .holder
-                        .as_ref()
-                        .map_or(1, |holder| holder.key_version + 1);
+                (Some(Call::Cas { key, next_value, .. }), Reply::Cas { ok: true, version: Some(version), .. })
+                    if key == LOCK_KEY =>
+                {
+                    let key_version = self.holder.as_ref().map_or(1, |holder| holder.key_version + 1);
                     let since_ms = match &self.holder {
                         Some(holder) if holder.owner == *next_value => holder.since_ms,
                         _ => at_ms,
                     };
-                    let holder = Holder {
-                        owner: next_value.clone(),
-                        version: *version,
-                        key_version,
-                        since_ms,
-                    };
+                    let holder = Holder { owner: next_value.clone(), version: *version, key_version, since_ms };
                     self.set_holder(Some(holder), at_ms);
                 }
                 (Some(Call::Delete { key, .. }), Reply::Delete { ok: true }) if key == LOCK_KEY => {
@@ -211,47 +177,23 @@ impl Checker {
         None
     }
 
-    fn note(
-        &mut self,
-        index: usize,
-        at_ms: u64,
-        process: Option<ProcessIndex>,
-        note: &Note,
-    ) -> Option<Violation> {
+    fn note(&mut self, index: usize, at_ms: u64, process: Option<ProcessIndex>, note: &Note) -> Option<Violation> {
         match note {
-            Note::Sent {
-                request_id,
-                owner,
-                version,
-            } => {
-                self.sent
-                    .insert(request_id.clone(), (owner.clone(), *version));
+            Note::Sent { request_id, owner, version } => {
+                self.sent.insert(request_id.clone(), (owner.clone(), *version));
             }
             Note::Calling { .. } if process == Some(self.worker) => {
                 let delivery = self.woken.take()?;
                 let id = request_id(self.deliveries[delivery]);
                 let (owner, version) = self.sent.get(&id).cloned()?;
                 let current = self.is_current(&owner, version);
-                let open = Open {
-                    at_ms,
-                    owner,
-                    version,
-                    seen_current: current,
-                    stayed_current: current,
-                };
+                let open = Open { at_ms, owner, version, seen_current: current, stayed_current: current };
                 self.open.entry(id).or_default().push(open);
             }
-            Note::Handled {
-                request_id,
-                owner,
-                version,
-                accepted,
-            } if process == Some(self.worker) => {
+            Note::Handled { request_id, owner, version, accepted } if process == Some(self.worker) => {
                 return self.handled(index, at_ms, request_id, owner, *version, *accepted);
             }
-            Note::Failed { message } => {
-                return violation("no-errors", message.clone(), index, at_ms, process)
-            }
+            Note::Failed { message } => return violation("no-errors", message.clone(), index, at_ms, process),
             _ => {}
         }
         None
@@ -290,21 +232,15 @@ impl Checker {
         let others_open = !opens.is_empty();
         let call = call.unwrap_or_else(|| {
             let current = self.is_current(owner, version);
-            Open {
-                at_ms,
-                owner: owner.into(),
-                version,
-                seen_current: current,
-                stayed_current: current,
-            }
+            Open { at_ms, owner: owner.into(), version, seen_current: current, stayed_current: current }
         });
         let request = format!("{id} (from {owner}, version {version})");
         if accepted {
             if !call.seen_current {
                 let ended = match self.ended_ms.get(&version) {
-                    Some(ended_ms) => format!(
-                        "{owner}'s tenure at version {version} had ended at t={ended_ms} ms, and "
-                    ),
+                    Some(ended_ms) => {
+                        format!("{owner}'s tenure at version {version} had ended at t={ended_ms} ms, and ")
+                    }
                     None => String::new(),
                 };
                 let hint = match &self.holder {
@@ -375,10 +311,7 @@ impl Checker {
             Ending::Stuck { .. } => "nothing more could happen".to_string(),
             Ending::Limit { limit } => limit.describe(&self.limits),
         };
-        let (id, open) = self
-            .open
-            .iter()
-            .find_map(|(id, opens)| opens.first().map(|open| (id, open)))?;
+        let (id, open) = self.open.iter().find_map(|(id, opens)| opens.first().map(|open| (id, open)))?;
         let end_ms = execution.trace.last().map_or(0, |event| event.at_ms);
         violation(
             "answers",

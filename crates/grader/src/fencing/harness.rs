@@ -73,23 +73,14 @@ pub fn run_rust(variant: FencingVariant, case: &Case<FencingWorkload>) -> Execut
                     }
                 })
             } else if process == workload.worker() {
-                Box::pin(run_worker(
-                    variant,
-                    ctx,
-                    workload.deliveries.clone(),
-                    sent.clone(),
-                    memory.clone(),
-                ))
+                Box::pin(run_worker(variant, ctx, workload.deliveries.clone(), sent.clone(), memory.clone()))
             } else {
                 Box::pin(async {})
             }
         },
         |_| false,
     );
-    Execution {
-        ending,
-        trace: sim.into_trace(),
-    }
+    Execution { ending, trace: sim.into_trace() }
 }
 
 async fn run_leader(ctx: &Ctx, script: &[LeaderStep], sent: &SentTable) -> Result<(), String> {
@@ -99,16 +90,10 @@ async fn run_leader(ctx: &Ctx, script: &[LeaderStep], sent: &SentTable) -> Resul
     for step in script {
         match step {
             LeaderStep::Acquire { ttl_ms } => loop {
-                match ctx
-                    .compare_and_swap(key, &name, None, None, Some(*ttl_ms))
-                    .await?
-                {
+                match ctx.compare_and_swap(key, &name, None, None, Some(*ttl_ms)).await? {
                     Ok(version) => {
                         holding = Some(version);
-                        ctx.note(Note::Acquired {
-                            key: key.into(),
-                            version,
-                        });
+                        ctx.note(Note::Acquired { key: key.into(), version });
                         break;
                     }
                     Err(Some(current)) => {
@@ -119,36 +104,22 @@ async fn run_leader(ctx: &Ctx, script: &[LeaderStep], sent: &SentTable) -> Resul
             },
             LeaderStep::Renew { ttl_ms } => {
                 if let Some(version) = holding {
-                    holding = ctx
-                        .compare_and_swap(key, &name, Some(&name), Some(version), Some(*ttl_ms))
-                        .await?
-                        .ok();
+                    holding = ctx.compare_and_swap(key, &name, Some(&name), Some(version), Some(*ttl_ms)).await?.ok();
                     if let Some(version) = holding {
-                        ctx.note(Note::Acquired {
-                            key: key.into(),
-                            version,
-                        });
+                        ctx.note(Note::Acquired { key: key.into(), version });
                     }
                 }
             }
             LeaderStep::Release => {
                 if let Some(version) = holding.take() {
                     let ok = ctx.delete(key, Some(version)).await?;
-                    ctx.note(Note::Released {
-                        key: key.into(),
-                        version,
-                        ok,
-                    });
+                    ctx.note(Note::Released { key: key.into(), version, ok });
                 }
             }
             LeaderStep::Send { request } => {
                 if let Some(version) = holding {
                     sent.borrow_mut().insert(*request, (name.clone(), version));
-                    ctx.note(Note::Sent {
-                        request_id: request_id(*request),
-                        owner: name.clone(),
-                        version,
-                    });
+                    ctx.note(Note::Sent { request_id: request_id(*request), owner: name.clone(), version });
                 }
             }
             LeaderStep::Sleep { ms } => ctx.sleep(*ms).await,
@@ -166,44 +137,21 @@ async fn run_worker(
 ) {
     let tasks: Vec<LocalFuture<'_, ()>> = deliveries
         .iter()
-        .map(|delivery| {
-            Box::pin(deliver(variant, &ctx, delivery, &sent, &memory)) as LocalFuture<'_, ()>
-        })
+        .map(|delivery| Box::pin(deliver(variant, &ctx, delivery, &sent, &memory)) as LocalFuture<'_, ()>)
         .collect();
     join_all(tasks).await;
 }
 
-async fn deliver(
-    variant: FencingVariant,
-    ctx: &Ctx,
-    delivery: &Delivery,
-    sent: &SentTable,
-    memory: &WorkerMemory,
-) {
+async fn deliver(variant: FencingVariant, ctx: &Ctx, delivery: &Delivery, sent: &SentTable, memory: &WorkerMemory) {
     ctx.sleep(delivery.at_ms).await;
     let Some((owner, version)) = sent.borrow().get(&delivery.request).cloned() else {
         return;
     };
     let id = request_id(delivery.request);
-    let request = Request {
-        id: id.clone(),
-        owner: owner.clone(),
-        version,
-        payload: format!("payload of {id}"),
-    };
-    ctx.note(Note::Calling {
-        function: "handleRequest".into(),
-    });
-    match variant
-        .handle_request(ctx, memory, LOCK_KEY, &request)
-        .await
-    {
-        Ok(accepted) => ctx.note(Note::Handled {
-            request_id: id,
-            owner,
-            version,
-            accepted,
-        }),
+    let request = Request { id: id.clone(), owner: owner.clone(), version, payload: format!("payload of {id}") };
+    ctx.note(Note::Calling { function: "handleRequest".into() });
+    match variant.handle_request(ctx, memory, LOCK_KEY, &request).await {
+        Ok(accepted) => ctx.note(Note::Handled { request_id: id, owner, version, accepted }),
         Err(message) => ctx.note(Note::Failed { message }),
     }
 }

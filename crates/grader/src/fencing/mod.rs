@@ -25,34 +25,12 @@ pub struct FencingExercise;
 
 /// A backstop: runs end by themselves (every lock has a TTL), in a few seconds.
 fn limits() -> SimLimits {
-    SimLimits {
-        time_ms_max: 30_000,
-        ..SimLimits::default()
-    }
+    SimLimits { time_ms_max: 30_000, ..SimLimits::default() }
 }
 
-fn case(
-    scenario: &str,
-    plan: Plan,
-    leaders: Vec<Vec<LeaderStep>>,
-    deliveries: &[(u32, u64)],
-) -> Case<FencingWorkload> {
-    let deliveries = deliveries
-        .iter()
-        .map(|(request, at_ms)| Delivery {
-            at_ms: *at_ms,
-            request: *request,
-        })
-        .collect();
-    Case {
-        scenario: scenario.into(),
-        plan,
-        workload: FencingWorkload {
-            leaders,
-            deliveries,
-        },
-        limits: limits(),
-    }
+fn case(scenario: &str, plan: Plan, leaders: Vec<Vec<LeaderStep>>, deliveries: &[(u32, u64)]) -> Case<FencingWorkload> {
+    let deliveries = deliveries.iter().map(|(request, at_ms)| Delivery { at_ms: *at_ms, request: *request }).collect();
+    Case { scenario: scenario.into(), plan, workload: FencingWorkload { leaders, deliveries }, limits: limits() }
 }
 
 use LeaderStep::{Acquire, Release, Renew, Send, Sleep};
@@ -155,12 +133,7 @@ impl Exercise for FencingExercise {
                             Release,
                         ],
                         // B: a tenure in between.
-                        vec![
-                            Sleep { ms: 100 },
-                            Acquire { ttl_ms: 2_000 },
-                            Sleep { ms: 200 },
-                            Release,
-                        ],
+                        vec![Sleep { ms: 100 }, Acquire { ttl_ms: 2_000 }, Sleep { ms: 200 }, Release],
                     ],
                     &[(1, 700), (2, 900)],
                 ),
@@ -189,11 +162,7 @@ impl Exercise for FencingExercise {
                 case: case(
                     "paused-leader",
                     Plan {
-                        faults: vec![Fault::Pause {
-                            process: 0,
-                            at_ms: 100,
-                            duration_ms: 1_200,
-                        }],
+                        faults: vec![Fault::Pause { process: 0, at_ms: 100, duration_ms: 1_200 }],
                         ..Plan::calm(34, 3)
                     },
                     vec![
@@ -217,7 +186,8 @@ impl Exercise for FencingExercise {
             },
             Scenario {
                 id: "many-duplicates",
-                title: "24 requests, delivered again at once, out of order and all over again later, are each applied once",
+                title:
+                    "24 requests, delivered again at once, out of order and all over again later, are each applied once",
                 points: 2,
                 case: many_duplicates(),
             },
@@ -249,74 +219,37 @@ impl Exercise for FencingExercise {
                     script.push(step);
                 };
                 let mut script = Vec::new();
-                step(
-                    &mut script,
-                    Sleep {
-                        ms: rng.range(0, 300),
-                    },
-                );
+                step(&mut script, Sleep { ms: rng.range(0, 300) });
                 for _ in 0..2 {
                     let ttl_ms = rng.range(300, 900);
                     step(&mut script, Acquire { ttl_ms });
-                    step(
-                        &mut script,
-                        Send {
-                            request: next_request,
-                        },
-                    );
+                    step(&mut script, Send { request: next_request });
                     next_request += 1;
                     // Sometimes longer than the TTL: the leader's next request is then stale.
-                    step(
-                        &mut script,
-                        Sleep {
-                            ms: rng.range(50, 1_200),
-                        },
-                    );
+                    step(&mut script, Sleep { ms: rng.range(50, 1_200) });
                     if rng.chance(1, 2) {
                         step(&mut script, Renew { ttl_ms });
-                        step(
-                            &mut script,
-                            Send {
-                                request: next_request,
-                            },
-                        );
+                        step(&mut script, Send { request: next_request });
                         next_request += 1;
-                        step(
-                            &mut script,
-                            Sleep {
-                                ms: rng.range(50, 600),
-                            },
-                        );
+                        step(&mut script, Sleep { ms: rng.range(50, 600) });
                     }
                     if rng.chance(1, 2) {
                         step(&mut script, Release);
                     }
-                    step(
-                        &mut script,
-                        Sleep {
-                            ms: rng.range(0, 300),
-                        },
-                    );
+                    step(&mut script, Sleep { ms: rng.range(0, 300) });
                 }
                 script
             })
             .collect();
         let mut deliveries = Vec::new();
         for (request, sent_ms) in nominal_sent_ms {
-            let at_ms = if rng.chance(2, 3) {
-                sent_ms + rng.range(40, 250)
-            } else {
-                sent_ms + rng.range(250, 2_000)
-            };
+            let at_ms = if rng.chance(2, 3) { sent_ms + rng.range(40, 250) } else { sent_ms + rng.range(250, 2_000) };
             deliveries.push(Delivery { at_ms, request });
             if rng.chance(1, 3) {
                 deliveries.push(Delivery { at_ms, request });
             }
             if rng.chance(1, 3) {
-                deliveries.push(Delivery {
-                    at_ms: at_ms + rng.range(50, 1_500),
-                    request,
-                });
+                deliveries.push(Delivery { at_ms: at_ms + rng.range(50, 1_500), request });
             }
         }
         // A third of the seeds (their own stream, so the others stay as they
@@ -329,19 +262,13 @@ impl Exercise for FencingExercise {
             requests.sort_unstable();
             requests.dedup();
             for (position, request) in requests.into_iter().rev().enumerate() {
-                deliveries.push(Delivery {
-                    at_ms: last_ms + echo_rng.range(50, 400) + 10 * position as u64,
-                    request,
-                });
+                deliveries.push(Delivery { at_ms: last_ms + echo_rng.range(50, 400) + 10 * position as u64, request });
             }
         }
         Case {
             scenario: "random".into(),
             plan,
-            workload: FencingWorkload {
-                leaders: scripts,
-                deliveries,
-            },
+            workload: FencingWorkload { leaders: scripts, deliveries },
             limits: limits(),
         }
     }
@@ -369,14 +296,14 @@ impl crate::dynamic::Hosted for FencingExercise {
     }
 
     fn implementations(&self) -> Vec<crate::dynamic::Implementation<FencingWorkload>> {
-        crate::dynamic::Implementation::of(::lease::FencingVariant::Reference, &::lease::FencingVariant::BUGGY, run_rust)
+        crate::dynamic::Implementation::of(
+            ::lease::FencingVariant::Reference,
+            &::lease::FencingVariant::BUGGY,
+            run_rust,
+        )
     }
 
-    fn execution_from_json(
-        &self,
-        _: &Case<FencingWorkload>,
-        json: &str,
-    ) -> Result<Execution, String> {
+    fn execution_from_json(&self, _: &Case<FencingWorkload>, json: &str) -> Result<Execution, String> {
         crate::dynamic::simulated_execution(json)
     }
 }

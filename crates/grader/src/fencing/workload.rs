@@ -73,24 +73,16 @@ impl WorkloadText for FencingWorkload {
             LeaderStep::Send { request } => format!("M{request}"),
             LeaderStep::Sleep { ms } => format!("S{ms}"),
         };
-        let leaders: Vec<String> = self
-            .leaders
-            .iter()
-            .map(|script| script.iter().map(step).collect::<Vec<_>>().join(","))
-            .collect();
-        let deliveries: Vec<String> = self
-            .deliveries
-            .iter()
-            .map(|delivery| format!("{}@{}", delivery.request, delivery.at_ms))
-            .collect();
+        let leaders: Vec<String> =
+            self.leaders.iter().map(|script| script.iter().map(step).collect::<Vec<_>>().join(",")).collect();
+        let deliveries: Vec<String> =
+            self.deliveries.iter().map(|delivery| format!("{}@{}", delivery.request, delivery.at_ms)).collect();
         format!("{}|{}", leaders.join("/"), deliveries.join(","))
     }
 
     fn decode(text: &str) -> Result<Self, String> {
         let Some((leaders, deliveries)) = text.split_once('|') else {
-            return Err(format!(
-                "`{text}` is not a fencing workload (it looks like A1000,M1,R|1@100)"
-            ));
+            return Err(format!("`{text}` is not a fencing workload (it looks like A1000,M1,R|1@100)"));
         };
         let step = |word: &str| -> Result<LeaderStep, String> {
             let (tag, number) = word.split_at(word.chars().next().map_or(0, char::len_utf8));
@@ -100,43 +92,26 @@ impl WorkloadText for FencingWorkload {
                 "A" => LeaderStep::Acquire { ttl_ms: value()? },
                 "N" => LeaderStep::Renew { ttl_ms: value()? },
                 "R" if number.is_empty() => LeaderStep::Release,
-                "M" => LeaderStep::Send {
-                    request: number.parse().map_err(|_| bad())?,
-                },
+                "M" => LeaderStep::Send { request: number.parse().map_err(|_| bad())? },
                 "S" => LeaderStep::Sleep { ms: value()? },
                 _ => return Err(bad()),
             })
         };
         let leaders = leaders
             .split('/')
-            .map(|script| {
-                if script.is_empty() {
-                    Ok(Vec::new())
-                } else {
-                    script.split(',').map(step).collect()
-                }
-            })
+            .map(|script| if script.is_empty() { Ok(Vec::new()) } else { script.split(',').map(step).collect() })
             .collect::<Result<Vec<_>, _>>()?;
         let delivery = |word: &str| -> Result<Delivery, String> {
             let bad = || format!("`{word}` is not a delivery (request@atMs)");
             let (request, at_ms) = word.split_once('@').ok_or_else(bad)?;
-            Ok(Delivery {
-                at_ms: at_ms.parse().map_err(|_| bad())?,
-                request: request.parse().map_err(|_| bad())?,
-            })
+            Ok(Delivery { at_ms: at_ms.parse().map_err(|_| bad())?, request: request.parse().map_err(|_| bad())? })
         };
         let deliveries = if deliveries.is_empty() {
             Vec::new()
         } else {
-            deliveries
-                .split(',')
-                .map(delivery)
-                .collect::<Result<_, _>>()?
+            deliveries.split(',').map(delivery).collect::<Result<_, _>>()?
         };
-        Ok(FencingWorkload {
-            leaders,
-            deliveries,
-        })
+        Ok(FencingWorkload { leaders, deliveries })
     }
 }
 
@@ -211,25 +186,12 @@ mod tests {
                 ],
                 vec![],
             ],
-            deliveries: vec![
-                Delivery {
-                    at_ms: 100,
-                    request: 1,
-                },
-                Delivery {
-                    at_ms: 100,
-                    request: 1,
-                },
-            ],
+            deliveries: vec![Delivery { at_ms: 100, request: 1 }, Delivery { at_ms: 100, request: 1 }],
         };
         assert_eq!(workload.encode(), "A1000,M1,S300,N1000,R/|1@100,1@100");
         assert_eq!(FencingWorkload::decode(&workload.encode()), Ok(workload));
-        assert!(FencingWorkload::decode("A1000,X|")
-            .unwrap_err()
-            .contains("`X`"));
-        assert!(FencingWorkload::decode("A1000|1@")
-            .unwrap_err()
-            .contains("`1@`"));
+        assert!(FencingWorkload::decode("A1000,X|").unwrap_err().contains("`X`"));
+        assert!(FencingWorkload::decode("A1000|1@").unwrap_err().contains("`1@`"));
         assert!(FencingWorkload::decode("A1000").is_err());
     }
 }

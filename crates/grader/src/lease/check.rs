@@ -53,8 +53,8 @@ use std::collections::HashMap;
 
 use lease::leader::reached;
 use sim::{
-    process_name, Call, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, ProcessName,
-    Reply, Scheduler, TraceEvent,
+    process_name, Call, CallId, Ending, Fault, Happening, Limit, Note, ProcessIndex, ProcessName, Reply, Scheduler,
+    TraceEvent,
 };
 
 use super::workload::{LeaseWorkload, LEASE_KEY};
@@ -159,13 +159,7 @@ fn violation(
     at_ms: u64,
     process: Option<ProcessIndex>,
 ) -> Option<Violation> {
-    Some(Violation::new(
-        invariant,
-        message,
-        Some(index),
-        at_ms,
-        process,
-    ))
+    Some(Violation::new(invariant, message, Some(index), at_ms, process))
 }
 
 /// `from + ttl * numerator / denominator` for messages: whole when it is.
@@ -189,22 +183,13 @@ impl<'a> Checker<'a> {
             requests: HashMap::new(),
             holder: None,
             replicas: vec![Replica::default(); processes],
-            calm: faults
-                .iter()
-                .all(|fault| matches!(fault, Fault::ClockDrift { .. })),
+            calm: faults.iter().all(|fault| matches!(fault, Fault::ClockDrift { .. })),
             timely: !faults.iter().any(|fault| {
-                matches!(
-                    fault,
-                    Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. }
-                )
+                matches!(fault, Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. })
             }),
             round_trip_ms: 2 * (case.plan.latency_max_ms + bias_ms),
             failover: None,
-            jumps: faults
-                .iter()
-                .filter(|fault| matches!(fault, Fault::ClockJump { .. }))
-                .map(Fault::process)
-                .collect(),
+            jumps: faults.iter().filter(|fault| matches!(fault, Fault::ClockJump { .. })).map(Fault::process).collect(),
         }
     }
 
@@ -238,15 +223,7 @@ impl<'a> Checker<'a> {
             (Happening::Invoke { call, request }, Some(process)) => {
                 let in_lead = self.replica(process).function.as_deref() == Some("lead");
                 let tenure = self.replica(process).acquisitions;
-                self.requests.insert(
-                    *call,
-                    Sent {
-                        request: request.clone(),
-                        local_ms,
-                        in_lead,
-                        tenure,
-                    },
-                );
+                self.requests.insert(*call, Sent { request: request.clone(), local_ms, in_lead, tenure });
                 if let Some(found) = self.invoked(index, at_ms, process, request) {
                     return Some(found);
                 }
@@ -262,14 +239,9 @@ impl<'a> Checker<'a> {
             (Happening::Apply { call, result, .. }, Some(process)) => {
                 let sent = self.requests.get(call).cloned()?;
                 match (&sent.request, result) {
-                    (
-                        Call::Cas { key, .. },
-                        Reply::Cas {
-                            ok: true,
-                            version: Some(version),
-                            ..
-                        },
-                    ) if key == LEASE_KEY => {
+                    (Call::Cas { key, .. }, Reply::Cas { ok: true, version: Some(version), .. })
+                        if key == LEASE_KEY =>
+                    {
                         return self.written(index, at_ms, process, *call, *version, &sent);
                     }
                     (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key == LEASE_KEY => {
@@ -283,19 +255,11 @@ impl<'a> Checker<'a> {
                     holder.reply_local_ms = Some(local_ms);
                 }
                 // A reply can arrive after its write's tenure ended (expired).
-                if let Some(ended) = self
-                    .replica(process)
-                    .last_tenure
-                    .as_mut()
-                    .filter(|ended| ended.call == *call)
-                {
+                if let Some(ended) = self.replica(process).last_tenure.as_mut().filter(|ended| ended.call == *call) {
                     ended.reply_local_ms = Some(local_ms);
                 }
-                let renewal = self
-                    .requests
-                    .get(call)
-                    .filter(|sent| sent.in_lead && is_lease_cas(&sent.request))
-                    .map(|sent| {
+                let renewal =
+                    self.requests.get(call).filter(|sent| sent.in_lead && is_lease_cas(&sent.request)).map(|sent| {
                         let compared = match &sent.request {
                             Call::Cas { version, .. } => *version,
                             _ => None,
@@ -315,10 +279,7 @@ impl<'a> Checker<'a> {
                 }
             }
             (Happening::Lost { call }, Some(process))
-                if self
-                    .requests
-                    .get(call)
-                    .is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request)) =>
+                if self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request)) =>
             {
                 let replica = self.replica(process);
                 replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
@@ -341,9 +302,7 @@ impl<'a> Checker<'a> {
                 }
             }
             (Happening::Crash, Some(process)) => self.crashed(at_ms, process),
-            (Happening::Note { note }, Some(process)) => {
-                return self.note(index, at_ms, local_ms, process, note)
-            }
+            (Happening::Note { note }, Some(process)) => return self.note(index, at_ms, local_ms, process, note),
             _ => {}
         }
         None
@@ -351,22 +310,12 @@ impl<'a> Checker<'a> {
 
     fn crashed(&mut self, at_ms: u64, process: ProcessIndex) {
         self.replica(process).crashed = true;
-        let held = self
-            .holder
-            .as_ref()
-            .is_none_or(|holder| holder.process == process);
-        let someone_left = self
-            .replicas
-            .iter()
-            .any(|replica| !replica.crashed && !replica.failed);
+        let held = self.holder.as_ref().is_none_or(|holder| holder.process == process);
+        let someone_left = self.replicas.iter().any(|replica| !replica.crashed && !replica.failed);
         if self.timely && held && someone_left && self.failover.is_none() {
             let bound_ms = self.ttl_ms + 3 * self.round_trip_ms;
-            self.failover = Some(Failover {
-                crashed: process,
-                crash_ms: at_ms,
-                deadline_ms: at_ms + bound_ms,
-                bound_ms,
-            });
+            self.failover =
+                Some(Failover { crashed: process, crash_ms: at_ms, deadline_ms: at_ms + bound_ms, bound_ms });
         }
     }
 
@@ -388,17 +337,8 @@ impl<'a> Checker<'a> {
         )
     }
 
-    fn renewal_sent(
-        &mut self,
-        index: usize,
-        at_ms: u64,
-        local_ms: u64,
-        process: ProcessIndex,
-    ) -> Option<Violation> {
-        let holder = self
-            .holder
-            .as_ref()
-            .filter(|holder| holder.process == process)?;
+    fn renewal_sent(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex) -> Option<Violation> {
+        let holder = self.holder.as_ref().filter(|holder| holder.process == process)?;
         if reached(local_ms, holder.sent_local_ms, self.ttl_ms, 1, 2) {
             return None;
         }
@@ -445,25 +385,15 @@ impl<'a> Checker<'a> {
             None => at_ms,
         };
         self.changes += 1;
-        self.holder = Some(Tenure {
-            process,
-            call,
-            version,
-            since_ms,
-            sent_local_ms: sent.local_ms,
-            reply_local_ms: None,
-        });
+        self.holder =
+            Some(Tenure { process, call, version, since_ms, sent_local_ms: sent.local_ms, reply_local_ms: None });
         let replica = self.replica(process);
         replica.lost = None;
         if !sent.in_lead {
             replica.failed_renewal_ms = None;
             replica.acquisitions += 1;
         }
-        if self
-            .failover
-            .as_ref()
-            .is_some_and(|failover| failover.crashed != process)
-            && !self.replica(process).crashed
+        if self.failover.as_ref().is_some_and(|failover| failover.crashed != process) && !self.replica(process).crashed
         {
             self.failover = None;
         }
@@ -536,13 +466,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A store call or sleep, judged by what the replica was doing.
-    fn invoked(
-        &mut self,
-        index: usize,
-        at_ms: u64,
-        process: ProcessIndex,
-        request: &Call,
-    ) -> Option<Violation> {
+    fn invoked(&mut self, index: usize, at_ms: u64, process: ProcessIndex, request: &Call) -> Option<Violation> {
         let name = process_name(process);
         let found = |rule: &str, message: String| violation(rule, message, index, at_ms, Some(process));
         if let Call::Cas { key, next_value, .. } = request {
@@ -582,21 +506,10 @@ impl<'a> Checker<'a> {
         None
     }
 
-    fn work(
-        &mut self,
-        index: usize,
-        at_ms: u64,
-        local_ms: u64,
-        process: ProcessIndex,
-    ) -> Option<Violation> {
+    fn work(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex) -> Option<Violation> {
         let name = ProcessName(process);
         let ttl_ms = self.ttl_ms;
-        let Replica {
-            failed_renewal_ms,
-            lost,
-            renewals_in_flight,
-            ..
-        } = *self.replica(process);
+        let Replica { failed_renewal_ms, lost, renewals_in_flight, .. } = *self.replica(process);
         let replica = self.replica(process);
         let first_in_lead = replica.works_in_lead == 0;
         replica.works_in_lead += 1;
@@ -613,11 +526,7 @@ impl<'a> Checker<'a> {
                 Some(process),
             );
         }
-        let Some(holder) = self
-            .holder
-            .clone()
-            .filter(|holder| holder.process == process)
-        else {
+        let Some(holder) = self.holder.clone().filter(|holder| holder.process == process) else {
             let lost = match lost {
                 Some((lost_ms, how)) => format!("; {name}'s lease {how} at t={lost_ms} ms"),
                 None => String::new(),
@@ -633,11 +542,15 @@ impl<'a> Checker<'a> {
             };
             let cause = match &last_tenure {
                 Some(tenure) => self.diagnose_window(index, process, local_ms, tenure, first_in_lead, resumed_by),
-                None => format!("{name} never held the lease: call ctx.work() only in lead(), after campaign() returned"),
+                None => {
+                    format!("{name} never held the lease: call ctx.work() only in lead(), after campaign() returned")
+                }
             };
             return violation(
                 "work-while-holder",
-                format!("{name} did leader work at t={at_ms} ms (local time {local_ms} ms), but {truth}{lost}: {cause}"),
+                format!(
+                    "{name} did leader work at t={at_ms} ms (local time {local_ms} ms), but {truth}{lost}: {cause}"
+                ),
                 index,
                 at_ms,
                 Some(process),
@@ -729,9 +642,9 @@ impl<'a> Checker<'a> {
                 _ => {}
             }
         }
-        let past_any_window = later_works.iter().find(|work_ms| {
-            reply_ms.is_none_or(|reply_ms| reached(**work_ms, reply_ms, ttl_ms, 3, 4))
-        });
+        let past_any_window = later_works
+            .iter()
+            .find(|work_ms| reply_ms.is_none_or(|reply_ms| reached(**work_ms, reply_ms, ttl_ms, 3, 4)));
         if let Some(work_ms) = past_any_window {
             return format!("it went on working{here} until local time {work_ms} ms or later, past any window, so no window check ran before these units: {fix}");
         }
@@ -788,37 +701,23 @@ impl<'a> Checker<'a> {
             }
         }
         let why = match &execution.ending {
-            Ending::Limit { limit: Limit::Time } | Ending::AllFinished | Ending::Stopped => {
-                return None
-            }
+            Ending::Limit { limit: Limit::Time } | Ending::AllFinished | Ending::Stopped => return None,
             Ending::Limit { limit } => limit.describe(&case.limits),
             Ending::Stuck { waiting } => {
                 let names: Vec<String> = waiting
                     .iter()
                     .map(|process| {
-                        let function = self
-                            .replicas
-                            .get(*process as usize)
-                            .and_then(|replica| replica.function.clone());
-                        format!(
-                            "{} in {}()",
-                            process_name(*process),
-                            function.unwrap_or_else(|| "campaign".into())
-                        )
+                        let function =
+                            self.replicas.get(*process as usize).and_then(|replica| replica.function.clone());
+                        format!("{} in {}()", process_name(*process), function.unwrap_or_else(|| "campaign".into()))
                     })
                     .collect();
-                format!(
-                    "every replica was waiting ({}) and nothing more could happen",
-                    names.join(", ")
-                )
+                format!("every replica was waiting ({}) and nothing more could happen", names.join(", "))
             }
         };
         violation(
             "runs-to-horizon",
-            format!(
-                "the run stopped at t={end_ms} ms, before its horizon of {} ms: {why}",
-                case.limits.time_ms_max
-            ),
+            format!("the run stopped at t={end_ms} ms, before its horizon of {} ms: {why}", case.limits.time_ms_max),
             index,
             end_ms,
             None,

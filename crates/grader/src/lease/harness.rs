@@ -47,11 +47,7 @@ pub fn run_rust(variant: LeaseVariant, case: &Case<LeaseWorkload>) -> Execution 
     let (ending, sim) = run_processes(
         sim,
         |ctx| {
-            let start_ms = workload
-                .starts_ms
-                .get(ctx.process() as usize)
-                .copied()
-                .unwrap_or(0);
+            let start_ms = workload.starts_ms.get(ctx.process() as usize).copied().unwrap_or(0);
             let (ttl_ms, work_ms) = (workload.ttl_ms, workload.work_ms);
             async move {
                 if let Err(message) = run_replica(variant, &ctx, start_ms, ttl_ms, work_ms).await {
@@ -61,25 +57,14 @@ pub fn run_rust(variant: LeaseVariant, case: &Case<LeaseWorkload>) -> Execution 
         },
         |_| false,
     );
-    Execution {
-        ending,
-        trace: sim.into_trace(),
-    }
+    Execution { ending, trace: sim.into_trace() }
 }
 
 fn calling(ctx: &Ctx, function: &str) {
-    ctx.note(Note::Calling {
-        function: function.into(),
-    });
+    ctx.note(Note::Calling { function: function.into() });
 }
 
-async fn run_replica(
-    variant: LeaseVariant,
-    ctx: &Ctx,
-    start_ms: u64,
-    ttl_ms: u64,
-    work_ms: u64,
-) -> Result<(), String> {
+async fn run_replica(variant: LeaseVariant, ctx: &Ctx, start_ms: u64, ttl_ms: u64, work_ms: u64) -> Result<(), String> {
     let leader = LeaderCtx::new(ctx.clone(), LEASE_KEY, work_ms);
     if start_ms > 0 {
         ctx.sleep(start_ms).await;
@@ -89,8 +74,6 @@ async fn run_replica(
         let lease = variant.campaign(&leader, LEASE_KEY, ttl_ms).await?;
         calling(ctx, "lead");
         variant.lead(&leader, LEASE_KEY, ttl_ms, lease).await?;
-        ctx.note(Note::Stepped {
-            key: LEASE_KEY.into(),
-        });
+        ctx.note(Note::Stepped { key: LEASE_KEY.into() });
     }
 }

@@ -40,27 +40,15 @@ const HORIZON_MS: u64 = 5_000;
 pub const FIRST_RENEWAL_CALL: u32 = 6;
 
 fn limits() -> SimLimits {
-    SimLimits {
-        time_ms_max: HORIZON_MS,
-        ..SimLimits::default()
-    }
+    SimLimits { time_ms_max: HORIZON_MS, ..SimLimits::default() }
 }
 
 fn workload(starts_ms: Vec<u64>) -> LeaseWorkload {
-    LeaseWorkload {
-        ttl_ms: TTL_MS,
-        work_ms: WORK_MS,
-        starts_ms,
-    }
+    LeaseWorkload { ttl_ms: TTL_MS, work_ms: WORK_MS, starts_ms }
 }
 
 fn case(scenario: &str, plan: Plan, starts_ms: Vec<u64>) -> Case<LeaseWorkload> {
-    Case {
-        scenario: scenario.into(),
-        plan,
-        workload: workload(starts_ms),
-        limits: limits(),
-    }
+    Case { scenario: scenario.into(), plan, workload: workload(starts_ms), limits: limits() }
 }
 
 /// The faults random lease schedules may contain.
@@ -209,23 +197,11 @@ impl Exercise for LeaseExercise {
         // A multiple of 4 keeps ttl/2 and 0.75·ttl whole; at least 600 ms
         // leaves a validity margin of 150 ms, above any round trip.
         let ttl_ms = 4 * rng.range(150, 350);
-        let starts_ms = (0..processes)
-            .map(|_| {
-                if rng.chance(1, 3) {
-                    0
-                } else {
-                    rng.range(1, 300)
-                }
-            })
-            .collect();
+        let starts_ms = (0..processes).map(|_| if rng.chance(1, 3) { 0 } else { rng.range(1, 300) }).collect();
         Case {
             scenario: "random".into(),
             plan,
-            workload: LeaseWorkload {
-                ttl_ms,
-                work_ms: WORK_MS,
-                starts_ms,
-            },
+            workload: LeaseWorkload { ttl_ms, work_ms: WORK_MS, starts_ms },
             limits: limits(),
         }
     }
@@ -260,20 +236,12 @@ impl crate::dynamic::Hosted for LeaseExercise {
         // Two replicas with a 4 s lease: one leads and renews, the other waits.
         Some(LabRun {
             processes: 2,
-            workload: LeaseWorkload {
-                ttl_ms: 4_000,
-                work_ms: 500,
-                starts_ms: vec![0, 300],
-            },
+            workload: LeaseWorkload { ttl_ms: 4_000, work_ms: 500, starts_ms: vec![0, 300] },
             duration_ms: 12_000,
         })
     }
 
-    fn execution_from_json(
-        &self,
-        _: &Case<LeaseWorkload>,
-        json: &str,
-    ) -> Result<Execution, String> {
+    fn execution_from_json(&self, _: &Case<LeaseWorkload>, json: &str) -> Result<Execution, String> {
         crate::dynamic::simulated_execution(json)
     }
 }
@@ -285,8 +253,6 @@ pub static INFO: ExerciseInfo = ExerciseInfo {
     exports: &["campaign", "lead"],
     drive: Drive::Processes,
     key: Some(LEASE_KEY),
-    lab: Some(
-        "two replicas campaign for one lease on your etcd: one leads and renews, the other waits",
-    ),
+    lab: Some("two replicas campaign for one lease on your etcd: one leads and renews, the other waits"),
     rules: rules::RULES,
 };

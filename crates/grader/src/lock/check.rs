@@ -26,15 +26,12 @@
 
 use std::collections::HashMap;
 
-use sim::{
-    process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, ProcessName, Reply,
-    Scheduler,
-};
+use sim::{process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, ProcessName, Reply, Scheduler};
 
 use super::workload::{LockStep, LockWorkload, LOCK_KEY};
-use crate::waiting::{polls, times};
 use crate::grade::{Case, Execution};
 use crate::report::Violation;
+use crate::waiting::{polls, times};
 
 #[derive(Clone, Debug)]
 struct Holding {
@@ -105,23 +102,15 @@ fn violation(
     at_ms: u64,
     process: Option<ProcessIndex>,
 ) -> Option<Violation> {
-    Some(Violation::new(
-        invariant,
-        message,
-        Some(index),
-        at_ms,
-        process,
-    ))
+    Some(Violation::new(invariant, message, Some(index), at_ms, process))
 }
 
 impl Checker {
     fn new(case: &Case<LockWorkload>) -> Checker {
-        let calm = !case.plan.faults.iter().any(|fault| {
-            matches!(
-                fault,
-                Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. }
-            )
-        });
+        let calm =
+            !case.plan.faults.iter().any(|fault| {
+                matches!(fault, Fault::Pause { .. } | Fault::DelayRequest { .. } | Fault::DelayReply { .. })
+            });
         let bias_ms = match &case.plan.scheduler {
             Scheduler::Random => 0,
             Scheduler::Priority { bias_ms, order, .. } => bias_ms * order.len() as u64,
@@ -150,10 +139,7 @@ impl Checker {
             .filter(|(process, call)| {
                 call.function == "lock"
                     && !self.crashed_at.contains_key(process)
-                    && self
-                        .paused_until
-                        .get(process)
-                        .is_none_or(|until| *until <= at_ms)
+                    && self.paused_until.get(process).is_none_or(|until| *until <= at_ms)
             })
             .map(|(process, _)| *process)
             .collect();
@@ -162,13 +148,7 @@ impl Checker {
     }
 
     /// A store call or sleep, judged by what the caller was doing.
-    fn invoked(
-        &mut self,
-        index: usize,
-        at_ms: u64,
-        process: ProcessIndex,
-        request: &Call,
-    ) -> Option<Violation> {
+    fn invoked(&mut self, index: usize, at_ms: u64, process: ProcessIndex, request: &Call) -> Option<Violation> {
         let name = process_name(process);
         let holder = self.holder.clone();
         let changes_now = self.changes;
@@ -262,11 +242,7 @@ impl Checker {
         self.holder = None;
         let waiting = self.waiting_in_lock(at_ms);
         if !waiting.is_empty() && self.freed.is_none() {
-            self.freed = Some(Freed {
-                at_ms,
-                trace_index: index,
-                waiting,
-            });
+            self.freed = Some(Freed { at_ms, trace_index: index, waiting });
         }
     }
 
@@ -275,11 +251,7 @@ impl Checker {
         // A freed lock must be taken again within a few round trips.
         if let (Some(freed), Some(round_trip_ms)) = (&self.freed, self.round_trip_ms) {
             if at_ms > freed.at_ms + 3 * round_trip_ms {
-                let names: Vec<String> = freed
-                    .waiting
-                    .iter()
-                    .map(|process| process_name(*process))
-                    .collect();
+                let names: Vec<String> = freed.waiting.iter().map(|process| process_name(*process)).collect();
                 return violation(
                     "prompt-wakeup",
                     format!(
@@ -303,14 +275,9 @@ impl Checker {
             (Happening::Apply { call, result, .. }, Some(process)) => {
                 let request = self.requests.get(call).cloned();
                 match (request, result) {
-                    (
-                        Some(Call::Cas { key, ttl_ms, .. }),
-                        Reply::Cas {
-                            ok: true,
-                            version: Some(version),
-                            ..
-                        },
-                    ) if key == LOCK_KEY => {
+                    (Some(Call::Cas { key, ttl_ms, .. }), Reply::Cas { ok: true, version: Some(version), .. })
+                        if key == LOCK_KEY =>
+                    {
                         if let Some(holding) = &self.holder {
                             if holding.process != process {
                                 return violation(
@@ -327,9 +294,10 @@ impl Checker {
                                 );
                             }
                         }
-                        let asked = self.in_call.get(&process).and_then(|call| {
-                            call.ttl_ms.map(|ttl_ms| (call.function.clone(), ttl_ms))
-                        });
+                        let asked = self
+                            .in_call
+                            .get(&process)
+                            .and_then(|call| call.ttl_ms.map(|ttl_ms| (call.function.clone(), ttl_ms)));
                         let name = process_name(process);
                         let wrong_ttl = match (ttl_ms, &asked) {
                             (None, _) => Some(format!(
@@ -345,22 +313,15 @@ impl Checker {
                             return violation("lock-has-ttl", message, index, at_ms, Some(process));
                         }
                         self.changes += 1;
-                        self.holder = Some(Holding {
-                            process,
-                            version: *version,
-                            since_ms: at_ms,
-                            ttl_ms,
-                            written_ms: at_ms,
-                        });
+                        self.holder =
+                            Some(Holding { process, version: *version, since_ms: at_ms, ttl_ms, written_ms: at_ms });
                         self.written_by.insert(*version, process);
                         if let Some(in_call) = self.in_call.get_mut(&process) {
                             in_call.acquired = Some(*version);
                         }
                         self.freed = None;
                     }
-                    (Some(Call::Delete { key, .. }), Reply::Delete { ok: true })
-                        if key == LOCK_KEY =>
-                    {
+                    (Some(Call::Delete { key, .. }), Reply::Delete { ok: true }) if key == LOCK_KEY => {
                         if let Some(holding) = &self.holder {
                             if holding.process != process {
                                 let own = match self.expired.get(&process) {
@@ -403,21 +364,13 @@ impl Checker {
             (Happening::PauseStart { until_ms }, Some(process)) => {
                 self.paused_until.insert(process, *until_ms);
             }
-            (Happening::Note { note }, Some(process)) => {
-                return self.note(index, at_ms, process, note)
-            }
+            (Happening::Note { note }, Some(process)) => return self.note(index, at_ms, process, note),
             _ => {}
         }
         None
     }
 
-    fn note(
-        &mut self,
-        index: usize,
-        at_ms: u64,
-        process: ProcessIndex,
-        note: &Note,
-    ) -> Option<Violation> {
+    fn note(&mut self, index: usize, at_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
         let name = ProcessName(process);
         match note {
             Note::Calling { function } => {
@@ -449,10 +402,7 @@ impl Checker {
                 self.in_call.insert(process, in_call);
             }
             Note::Acquired { version, .. } => {
-                let function = self
-                    .in_call
-                    .remove(&process)
-                    .map_or_else(|| "lock".to_string(), |call| call.function);
+                let function = self.in_call.remove(&process).map_or_else(|| "lock".to_string(), |call| call.function);
                 if self.written_by.get(version) != Some(&process) {
                     let whose = match self.written_by.get(version) {
                         Some(other) => {
@@ -472,11 +422,7 @@ impl Checker {
                 }
             }
             Note::NotAcquired { .. } => {
-                if let Some(InCall {
-                    acquired: Some(version),
-                    ..
-                }) = self.in_call.remove(&process)
-                {
+                if let Some(InCall { acquired: Some(version), .. }) = self.in_call.remove(&process) {
                     return violation(
                         "acquire-is-real",
                         format!(
@@ -489,13 +435,11 @@ impl Checker {
                 }
             }
             Note::Released { version, ok, .. } => {
-                let deleted = self
-                    .in_call
-                    .remove(&process)
-                    .is_some_and(|call| call.deleted);
-                let still_held = self.holder.as_ref().is_some_and(|holding| {
-                    holding.process == process && holding.version == *version
-                });
+                let deleted = self.in_call.remove(&process).is_some_and(|call| call.deleted);
+                let still_held = self
+                    .holder
+                    .as_ref()
+                    .is_some_and(|holding| holding.process == process && holding.version == *version);
                 let message = match (ok, deleted) {
                     (true, false) => Some(format!(
                         "unlock() returned true to {name}, but {name}'s lock (version {version}) was not released by it{}: return whether your delete succeeded",
@@ -511,9 +455,7 @@ impl Checker {
                     return violation("unlock-answer", message, index, at_ms, Some(process));
                 }
             }
-            Note::Failed { message } => {
-                return violation("no-errors", message.clone(), index, at_ms, Some(process))
-            }
+            Note::Failed { message } => return violation("no-errors", message.clone(), index, at_ms, Some(process)),
             _ => {}
         }
         None
@@ -525,24 +467,16 @@ impl Checker {
         let waiting: Vec<ProcessIndex> = match &execution.ending {
             Ending::Stuck { waiting } => waiting.clone(),
             Ending::Limit { .. } => {
-                let mut waiting: Vec<ProcessIndex> = self
-                    .in_call
-                    .keys()
-                    .copied()
-                    .filter(|process| !self.crashed_at.contains_key(process))
-                    .collect();
+                let mut waiting: Vec<ProcessIndex> =
+                    self.in_call.keys().copied().filter(|process| !self.crashed_at.contains_key(process)).collect();
                 waiting.sort_unstable();
                 waiting
             }
             Ending::AllFinished | Ending::Stopped => return None,
         };
         let first = waiting.first().copied()?;
-        let function = self
-            .in_call
-            .get(&first)
-            .map_or("its workload".to_string(), |call| {
-                format!("{}()", call.function)
-            });
+        let function =
+            self.in_call.get(&first).map_or("its workload".to_string(), |call| format!("{}()", call.function));
         // A run that hit its time limit ended at the limit, whenever its last event was.
         let end_ms = match &execution.ending {
             Ending::Limit { limit: sim::Limit::Time } => end_ms.max(self.limits.time_ms_max),
@@ -552,7 +486,9 @@ impl Checker {
             Some(holding) => {
                 let owner = process_name(holding.process);
                 let whose = match self.crashed_at.get(&holding.process) {
-                    Some(crashed_ms) => format!("; the lock still belonged to {owner}, which crashed at t={crashed_ms} ms"),
+                    Some(crashed_ms) => {
+                        format!("; the lock still belonged to {owner}, which crashed at t={crashed_ms} ms")
+                    }
                     None => format!("; the lock belonged to {owner}"),
                 };
                 let expiry = match holding.ttl_ms {
@@ -575,7 +511,10 @@ impl Checker {
         };
         violation(
             "liveness",
-            format!("{} was still waiting in {function} when the run ended at t={end_ms} ms{why}{holder}", process_name(first)),
+            format!(
+                "{} was still waiting in {function} when the run ended at t={end_ms} ms{why}{holder}",
+                process_name(first)
+            ),
             index,
             end_ms,
             Some(first),

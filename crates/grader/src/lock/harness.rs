@@ -13,10 +13,7 @@ pub fn run_rust(variant: LockVariant, case: &Case<LockWorkload>) -> Execution {
     let (ending, sim) = run_processes(
         sim,
         |ctx| {
-            let script = scripts
-                .get(ctx.process() as usize)
-                .cloned()
-                .unwrap_or_default();
+            let script = scripts.get(ctx.process() as usize).cloned().unwrap_or_default();
             async move {
                 if let Err(message) = run_script(variant, &ctx, &script).await {
                     ctx.note(Note::Failed { message });
@@ -25,16 +22,11 @@ pub fn run_rust(variant: LockVariant, case: &Case<LockWorkload>) -> Execution {
         },
         |_| false,
     );
-    Execution {
-        ending,
-        trace: sim.into_trace(),
-    }
+    Execution { ending, trace: sim.into_trace() }
 }
 
 fn calling(ctx: &Ctx, function: &str) {
-    ctx.note(Note::Calling {
-        function: function.into(),
-    });
+    ctx.note(Note::Calling { function: function.into() });
 }
 
 async fn run_script(variant: LockVariant, ctx: &Ctx, script: &[LockStep]) -> Result<(), String> {
@@ -46,20 +38,14 @@ async fn run_script(variant: LockVariant, ctx: &Ctx, script: &[LockStep]) -> Res
                 calling(ctx, "tryLock");
                 held = variant.try_lock(ctx, key, *ttl_ms).await?;
                 ctx.note(match held {
-                    Some(version) => Note::Acquired {
-                        key: key.into(),
-                        version,
-                    },
+                    Some(version) => Note::Acquired { key: key.into(), version },
                     None => Note::NotAcquired { key: key.into() },
                 });
             }
             LockStep::Lock { ttl_ms } => {
                 calling(ctx, "lock");
                 let version = variant.lock(ctx, key, *ttl_ms).await?;
-                ctx.note(Note::Acquired {
-                    key: key.into(),
-                    version,
-                });
+                ctx.note(Note::Acquired { key: key.into(), version });
                 held = Some(version);
             }
             LockStep::Hold { ms } => {
@@ -71,11 +57,7 @@ async fn run_script(variant: LockVariant, ctx: &Ctx, script: &[LockStep]) -> Res
                 if let Some(version) = held.take() {
                     calling(ctx, "unlock");
                     let ok = variant.unlock(ctx, key, version).await?;
-                    ctx.note(Note::Released {
-                        key: key.into(),
-                        version,
-                        ok,
-                    });
+                    ctx.note(Note::Released { key: key.into(), version, ok });
                 }
             }
             LockStep::Sleep { ms } => ctx.sleep(*ms).await,

@@ -21,19 +21,11 @@ pub struct LockExercise;
 const TTL_MS: u64 = 1_000;
 
 fn limits() -> SimLimits {
-    SimLimits {
-        time_ms_max: 60_000,
-        ..SimLimits::default()
-    }
+    SimLimits { time_ms_max: 60_000, ..SimLimits::default() }
 }
 
 fn case(scenario: &str, plan: Plan, scripts: Vec<Vec<LockStep>>) -> Case<LockWorkload> {
-    Case {
-        scenario: scenario.into(),
-        plan,
-        workload: LockWorkload { scripts },
-        limits: limits(),
-    }
+    Case { scenario: scenario.into(), plan, workload: LockWorkload { scripts }, limits: limits() }
 }
 
 use LockStep::{Hold, Lock, Sleep, TryLock, Unlock};
@@ -109,27 +101,13 @@ impl Exercise for LockExercise {
                 case: case(
                     "ttl-unlock-bug",
                     Plan {
-                        faults: vec![Fault::Pause {
-                            process: 0,
-                            at_ms: 100,
-                            duration_ms: 1_500,
-                        }],
+                        faults: vec![Fault::Pause { process: 0, at_ms: 100, duration_ms: 1_500 }],
                         ..Plan::calm(13, 3)
                     },
                     vec![
                         vec![Lock { ttl_ms: TTL_MS }, Hold { ms: 300 }, Unlock],
-                        vec![
-                            Sleep { ms: 50 },
-                            Lock { ttl_ms: TTL_MS },
-                            Hold { ms: 900 },
-                            Unlock,
-                        ],
-                        vec![
-                            Sleep { ms: 1_700 },
-                            TryLock { ttl_ms: TTL_MS },
-                            Hold { ms: 100 },
-                            Unlock,
-                        ],
+                        vec![Sleep { ms: 50 }, Lock { ttl_ms: TTL_MS }, Hold { ms: 900 }, Unlock],
+                        vec![Sleep { ms: 1_700 }, TryLock { ttl_ms: TTL_MS }, Hold { ms: 100 }, Unlock],
                     ],
                 ),
             },
@@ -139,27 +117,11 @@ impl Exercise for LockExercise {
                 points: 2,
                 case: case(
                     "holder-crash",
-                    Plan {
-                        faults: vec![Fault::Crash {
-                            process: 0,
-                            at_ms: 200,
-                        }],
-                        ..Plan::calm(14, 3)
-                    },
+                    Plan { faults: vec![Fault::Crash { process: 0, at_ms: 200 }], ..Plan::calm(14, 3) },
                     vec![
                         vec![Lock { ttl_ms: TTL_MS }, Hold { ms: 5_000 }, Unlock],
-                        vec![
-                            Sleep { ms: 50 },
-                            Lock { ttl_ms: TTL_MS },
-                            Hold { ms: 100 },
-                            Unlock,
-                        ],
-                        vec![
-                            Sleep { ms: 60 },
-                            Lock { ttl_ms: TTL_MS },
-                            Hold { ms: 100 },
-                            Unlock,
-                        ],
+                        vec![Sleep { ms: 50 }, Lock { ttl_ms: TTL_MS }, Hold { ms: 100 }, Unlock],
+                        vec![Sleep { ms: 60 }, Lock { ttl_ms: TTL_MS }, Hold { ms: 100 }, Unlock],
                     ],
                 ),
             },
@@ -172,12 +134,7 @@ impl Exercise for LockExercise {
                     Plan::calm(15, 2),
                     vec![
                         vec![Lock { ttl_ms: 3_000 }, Hold { ms: 2_000 }, Unlock],
-                        vec![
-                            Sleep { ms: 20 },
-                            Lock { ttl_ms: 3_000 },
-                            Hold { ms: 10 },
-                            Unlock,
-                        ],
+                        vec![Sleep { ms: 20 }, Lock { ttl_ms: 3_000 }, Hold { ms: 10 }, Unlock],
                     ],
                 ),
             },
@@ -189,16 +146,8 @@ impl Exercise for LockExercise {
                     "contention",
                     Plan {
                         faults: vec![
-                            Fault::Pause {
-                                process: 1,
-                                at_ms: 150,
-                                duration_ms: 1_200,
-                            },
-                            Fault::Pause {
-                                process: 3,
-                                at_ms: 900,
-                                duration_ms: 700,
-                            },
+                            Fault::Pause { process: 1, at_ms: 150, duration_ms: 1_200 },
+                            Fault::Pause { process: 3, at_ms: 900, duration_ms: 700 },
                         ],
                         ..Plan::calm(16, 4)
                     },
@@ -226,30 +175,17 @@ impl Exercise for LockExercise {
         let mut rng = Rng::new(seed ^ 0x6C6F_636B);
         let scripts = (0..processes)
             .map(|_| {
-                let mut script = vec![Sleep {
-                    ms: rng.range(0, 200),
-                }];
+                let mut script = vec![Sleep { ms: rng.range(0, 200) }];
                 for _ in 0..2 {
                     let ttl_ms = rng.range(600, 1_500);
-                    script.push(if rng.chance(1, 4) {
-                        TryLock { ttl_ms }
-                    } else {
-                        Lock { ttl_ms }
-                    });
-                    script.push(Hold {
-                        ms: rng.range(20, 500),
-                    });
+                    script.push(if rng.chance(1, 4) { TryLock { ttl_ms } } else { Lock { ttl_ms } });
+                    script.push(Hold { ms: rng.range(20, 500) });
                     script.push(Unlock);
                 }
                 script
             })
             .collect();
-        Case {
-            scenario: "random".into(),
-            plan,
-            workload: LockWorkload { scripts },
-            limits: limits(),
-        }
+        Case { scenario: "random".into(), plan, workload: LockWorkload { scripts }, limits: limits() }
     }
 
     fn random_points(&self) -> u32 {
@@ -282,18 +218,9 @@ impl crate::dynamic::Hosted for LockExercise {
         // Two processes contend for a 4 s lock: the second waits, then takes it.
         let scripts = vec![
             vec![Lock { ttl_ms: 4_000 }, Hold { ms: 1_500 }, Unlock],
-            vec![
-                Sleep { ms: 300 },
-                Lock { ttl_ms: 4_000 },
-                Hold { ms: 1_000 },
-                Unlock,
-            ],
+            vec![Sleep { ms: 300 }, Lock { ttl_ms: 4_000 }, Hold { ms: 1_000 }, Unlock],
         ];
-        Some(LabRun {
-            processes: 2,
-            workload: LockWorkload { scripts },
-            duration_ms: 15_000,
-        })
+        Some(LabRun { processes: 2, workload: LockWorkload { scripts }, duration_ms: 15_000 })
     }
 
     fn execution_from_json(&self, _: &Case<LockWorkload>, json: &str) -> Result<Execution, String> {

@@ -53,11 +53,7 @@ impl WorkloadText for LockWorkload {
     fn decode(text: &str) -> Result<Self, String> {
         let step = |word: &str| -> Result<LockStep, String> {
             let (tag, number) = word.split_at(word.chars().next().map_or(0, char::len_utf8));
-            let value = || {
-                number
-                    .parse::<u64>()
-                    .map_err(|_| format!("`{word}` is not a lock step"))
-            };
+            let value = || number.parse::<u64>().map_err(|_| format!("`{word}` is not a lock step"));
             Ok(match tag {
                 "T" => LockStep::TryLock { ttl_ms: value()? },
                 "L" => LockStep::Lock { ttl_ms: value()? },
@@ -69,13 +65,7 @@ impl WorkloadText for LockWorkload {
         };
         let scripts = text
             .split('/')
-            .map(|script| {
-                if script.is_empty() {
-                    Ok(Vec::new())
-                } else {
-                    script.split(',').map(step).collect()
-                }
-            })
+            .map(|script| if script.is_empty() { Ok(Vec::new()) } else { script.split(',').map(step).collect() })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(LockWorkload { scripts })
     }
@@ -125,16 +115,9 @@ mod tests {
     fn text_round_trip() {
         let workload = LockWorkload {
             scripts: vec![
-                vec![
-                    LockStep::Lock { ttl_ms: 1000 },
-                    LockStep::Hold { ms: 300 },
-                    LockStep::Unlock,
-                ],
+                vec![LockStep::Lock { ttl_ms: 1000 }, LockStep::Hold { ms: 300 }, LockStep::Unlock],
                 vec![],
-                vec![
-                    LockStep::Sleep { ms: 50 },
-                    LockStep::TryLock { ttl_ms: 700 },
-                ],
+                vec![LockStep::Sleep { ms: 50 }, LockStep::TryLock { ttl_ms: 700 }],
             ],
         };
         assert_eq!(workload.encode(), "L1000,H300,U//S50,T700");
