@@ -287,21 +287,24 @@ pub fn minimize<E: Exercise>(
     let invariant = violation.invariant.clone();
     let mut best = (execution, violation);
     let candidates = |case: &Case<E::Workload>| {
-        let mut smaller: Vec<Case<E::Workload>> = Vec::new();
+        // A process less: tried first in every round (see `sim::shrink::shrink`).
+        let mut first: Vec<Case<E::Workload>> = Vec::new();
         if case.plan.processes > 1 {
             for removed in (0..case.plan.processes).rev() {
-                smaller.push(Case {
+                first.push(Case {
                     plan: sim::shrink::without_process(&case.plan, removed),
                     workload: exercise.remove_process(&case.workload, removed),
                     ..case.clone()
                 });
             }
         }
-        smaller.extend(
-            exercise.shrink_workload(&case.workload).into_iter().map(|workload| Case { workload, ..case.clone() }),
-        );
-        smaller.extend(sim::shrink::plan_candidates(&case.plan).into_iter().map(|plan| Case { plan, ..case.clone() }));
-        smaller
+        let mut rest: Vec<Case<E::Workload>> = exercise
+            .shrink_workload(&case.workload)
+            .into_iter()
+            .map(|workload| Case { workload, ..case.clone() })
+            .collect();
+        rest.extend(sim::shrink::plan_candidates(&case.plan).into_iter().map(|plan| Case { plan, ..case.clone() }));
+        sim::shrink::Candidates { first, rest }
     };
     // A crash of the learner's code (a throw, an infinite loop, a memory
     // bomb) tells its story without a minimal schedule, and such runs are the

@@ -81,6 +81,10 @@ struct Checker {
     /// Each accepted id: when it was accepted, when that call began, and
     /// how many calls had answered by then.
     accepted: BTreeMap<String, (u64, u64, u64)>,
+    /// Request id → when a delivery of it was last rejected while the id was
+    /// taken (another delivery of it open, or it applied): a duplicate's
+    /// rejection, after which a worker that forgets rejected ids forgets it.
+    duplicate_rejected: BTreeMap<String, u64>,
     /// Calls of `handleRequest` that have answered so far.
     answered: u64,
     worker_crashed: bool,
@@ -112,6 +116,7 @@ impl Checker {
             ended_ms: BTreeMap::new(),
             open: BTreeMap::new(),
             accepted: BTreeMap::new(),
+            duplicate_rejected: BTreeMap::new(),
             answered: 0,
             worker_crashed: false,
             limits: case.limits.clone(),
@@ -264,10 +269,20 @@ impl Checker {
                     worker,
                 );
             }
-            if let Some((first_ms, _, answered_then)) = self.accepted.get(id) {
-                // Overlapping calls point at a claim made after an await; a
-                // later call at an id that had been forgotten.
-                let cause = if call.at_ms <= *first_ms {
+            if let Some((first_ms, first_call_ms, answered_then)) = self.accepted.get(id) {
+                // A duplicate rejected between the two calls' starts points at an
+                // id forgotten on that rejection; overlapping calls otherwise at a
+                // claim made after an await; a later call at an id that had been
+                // forgotten.
+                let forgotten_on_rejection = self
+                    .duplicate_rejected
+                    .get(id)
+                    .filter(|&&rejected_ms| *first_call_ms <= rejected_ms && rejected_ms <= call.at_ms);
+                let cause = if let Some(rejected_ms) = forgotten_on_rejection {
+                    format!(
+                        ": at t={rejected_ms} ms, between the two, another delivery of {id} was rejected as a duplicate, and after that the worker no longer remembered {id}: a duplicate's rejection must leave the id recorded (only the delivery that recorded an id may forget it, when that delivery's own request is refused)"
+                    )
+                } else if call.at_ms <= *first_ms {
                     " (both deliveries were being handled at the same time): record the id before the first await, and reject an id that is already recorded".to_string()
                 } else {
                     let between = self.answered - answered_then - 1;
@@ -288,7 +303,9 @@ impl Checker {
                 );
             }
             self.accepted.insert(id.to_string(), (at_ms, call.at_ms, self.answered));
-        } else if call.stayed_current && !others_open && !self.accepted.contains_key(id) {
+        } else if others_open || self.accepted.contains_key(id) {
+            self.duplicate_rejected.insert(id.to_string(), at_ms);
+        } else if call.stayed_current {
             return violation(
                 "accept-current",
                 format!(
