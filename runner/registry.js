@@ -18,7 +18,8 @@ function deepFreeze(value) {
 /**
  * The registry of a loaded leaselab wasm module (`engines.leaselab`), parsed
  * once per module: `{ graderVersion, defaults: { firstSeed, seeds,
- * shrinkAttemptsMax }, exercises: [...], names, exercise(name), byFile(file) }`.
+ * shrinkAttemptsMax, crashShrinkAttemptsMax }, exercises: [...], names,
+ * exercise(name), byFile(file) }`.
  */
 export function registryOf(leaselab) {
   let registry = cache.get(leaselab);

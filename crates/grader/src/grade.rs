@@ -16,7 +16,9 @@ use crate::report::{Counterexample, Status, SuiteReport, TestReport, Violation};
 
 /// The invariant every exercise reports when the learner's code failed to run.
 pub const NO_ERRORS: &str = "no-errors";
-const NO_ERRORS_SHRINK_ATTEMPTS_MAX: u32 = 4;
+/// Runs spent shrinking a crash of the learner's code (see `minimize`): the
+/// process that crashed alone, then one more candidate.
+pub const NO_ERRORS_SHRINK_ATTEMPTS_MAX: u32 = 2;
 
 /// One run to make: a plan of faults and a workload for the processes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -285,19 +287,20 @@ pub fn minimize<E: Exercise>(
 ) -> Counterexample {
     let shrunk_from_events = execution.trace.len();
     let invariant = violation.invariant.clone();
+    let blamed = violation.process;
     let mut best = (execution, violation);
+    let without = |case: &Case<E::Workload>, removed| Case {
+        plan: sim::shrink::without_process(&case.plan, removed),
+        workload: exercise.remove_process(&case.workload, removed),
+        ..case.clone()
+    };
     let candidates = |case: &Case<E::Workload>| {
         // A process less: tried first in every round (see `sim::shrink::shrink`).
-        let mut first: Vec<Case<E::Workload>> = Vec::new();
-        if case.plan.processes > 1 {
-            for removed in (0..case.plan.processes).rev() {
-                first.push(Case {
-                    plan: sim::shrink::without_process(&case.plan, removed),
-                    workload: exercise.remove_process(&case.workload, removed),
-                    ..case.clone()
-                });
-            }
-        }
+        let first = if case.plan.processes > 1 {
+            (0..case.plan.processes).rev().map(|removed| without(case, removed)).collect()
+        } else {
+            Vec::new()
+        };
         let mut rest: Vec<Case<E::Workload>> = exercise
             .shrink_workload(&case.workload)
             .into_iter()
@@ -306,15 +309,7 @@ pub fn minimize<E: Exercise>(
         rest.extend(sim::shrink::plan_candidates(&case.plan).into_iter().map(|plan| Case { plan, ..case.clone() }));
         sim::shrink::Candidates { first, rest }
     };
-    // A crash of the learner's code (a throw, an infinite loop, a memory
-    // bomb) tells its story without a minimal schedule, and such runs are the
-    // expensive ones: shrink them only a little.
-    let attempts_max = if invariant == NO_ERRORS {
-        options.shrink_attempts_max.min(NO_ERRORS_SHRINK_ATTEMPTS_MAX)
-    } else {
-        options.shrink_attempts_max
-    };
-    let shrunk = sim::shrink::shrink(case, attempts_max, candidates, |candidate| {
+    let mut keeps = |candidate: &Case<E::Workload>| {
         let execution = run(candidate);
         match verdict(exercise, candidate, &execution) {
             Some(found) if found.invariant == invariant => {
@@ -323,7 +318,25 @@ pub fn minimize<E: Exercise>(
             }
             _ => false,
         }
-    });
+    };
+    let mut case = case;
+    let mut attempts_max = options.shrink_attempts_max;
+    // A crash of the learner's code (a throw, an infinite loop, a memory
+    // bomb) tells its story without a minimal schedule, and such runs are the
+    // expensive ones: shrink them only a little, and first to the process
+    // that crashed, alone, in one run.
+    if invariant == NO_ERRORS {
+        attempts_max = attempts_max.min(NO_ERRORS_SHRINK_ATTEMPTS_MAX);
+        if let Some(blamed) = blamed.filter(|_| case.plan.processes > 1 && attempts_max > 0) {
+            let others = (0..case.plan.processes).rev().filter(|&process| process != blamed);
+            let alone = others.fold(case.clone(), |smaller, removed| without(&smaller, removed));
+            attempts_max -= 1;
+            if keeps(&alone) {
+                case = alone;
+            }
+        }
+    }
+    let shrunk = sim::shrink::shrink(case, attempts_max, candidates, &mut keeps);
     let (mut execution, violation) = best;
     // The story ends where the rule broke: what came after is noise.
     if let Some(index) = violation.trace_index {

@@ -96,6 +96,7 @@ pub fn registry_json() -> Value {
             "firstSeed": defaults.first_seed,
             "seeds": defaults.seeds,
             "shrinkAttemptsMax": defaults.shrink_attempts_max,
+            "crashShrinkAttemptsMax": crate::grade::NO_ERRORS_SHRINK_ATTEMPTS_MAX,
         },
         "exercises": exercises,
     })
