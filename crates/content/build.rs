@@ -6,17 +6,19 @@
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/src/widgets");
+    // Read at run time, not `env!`: a build script compiled for one checkout
+    // (a worktree sharing the target folder) may be run for another.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&manifest_dir).join("../../web/src/widgets");
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter(|entry| entry.path().join("widget.json").is_file())
-                .map(|entry| entry.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
+    // No folder is an error, not an empty registry: every widget directive would be refused.
+    let entries = std::fs::read_dir(&dir)
+        .unwrap_or_else(|error| panic!("cannot read the widgets folder {}: {error}", dir.display()));
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|entry| entry.path().join("widget.json").is_file())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     for name in &names {
         println!("cargo:rerun-if-changed={}", dir.join(name).join("widget.json").display());

@@ -3,9 +3,14 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The repository root (xtask lives one level below it).
+/// The repository root (xtask lives one level below it). `cargo run` (the
+/// `cargo xtask` alias) names xtask's folder at run time; the path compiled
+/// in is only the fallback, since one binary may serve several checkouts
+/// that share a target folder (a worktree's build would point at the worktree).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask has a parent folder").to_path_buf()
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    Path::new(&manifest_dir).parent().expect("xtask has a parent folder").to_path_buf()
 }
 
 /// A command that runs in the repository root.
