@@ -327,7 +327,9 @@ pub fn minimize<E: Exercise>(
     // that crashed, alone, in one run.
     if invariant == NO_ERRORS {
         attempts_max = attempts_max.min(NO_ERRORS_SHRINK_ATTEMPTS_MAX);
-        if let Some(blamed) = blamed.filter(|_| case.plan.processes > 1 && attempts_max > 0) {
+        if let Some(blamed) =
+            blamed.filter(|&process| process < case.plan.processes && case.plan.processes > 1 && attempts_max > 0)
+        {
             let others = (0..case.plan.processes).rev().filter(|&process| process != blamed);
             let alone = others.fold(case.clone(), |smaller, removed| without(&smaller, removed));
             attempts_max -= 1;

@@ -81,10 +81,10 @@ struct Checker {
     /// Each accepted id: when it was accepted, when that call began, and
     /// how many calls had answered by then.
     accepted: BTreeMap<String, (u64, u64, u64)>,
-    /// Request id → when a delivery of it was last rejected while the id was
+    /// Request id → when deliveries of it were rejected while the id was
     /// taken (another delivery of it open, or it applied): a duplicate's
     /// rejection, after which a worker that forgets rejected ids forgets it.
-    duplicate_rejected: BTreeMap<String, u64>,
+    duplicate_rejected: BTreeMap<String, Vec<u64>>,
     /// Calls of `handleRequest` that have answered so far.
     answered: u64,
     worker_crashed: bool,
@@ -274,10 +274,9 @@ impl Checker {
                 // id forgotten on that rejection; overlapping calls otherwise at a
                 // claim made after an await; a later call at an id that had been
                 // forgotten.
-                let forgotten_on_rejection = self
-                    .duplicate_rejected
-                    .get(id)
-                    .filter(|&&rejected_ms| *first_call_ms <= rejected_ms && rejected_ms <= call.at_ms);
+                let forgotten_on_rejection = self.duplicate_rejected.get(id).and_then(|rejections| {
+                    rejections.iter().find(|&&rejected_ms| *first_call_ms <= rejected_ms && rejected_ms <= call.at_ms)
+                });
                 let cause = if let Some(rejected_ms) = forgotten_on_rejection {
                     format!(
                         ": at t={rejected_ms} ms, between the two, another delivery of {id} was rejected as a duplicate, and after that the worker no longer remembered {id}: a duplicate's rejection must leave the id recorded (only the delivery that recorded an id may forget it, when that delivery's own request is refused)"
@@ -304,7 +303,7 @@ impl Checker {
             }
             self.accepted.insert(id.to_string(), (at_ms, call.at_ms, self.answered));
         } else if others_open || self.accepted.contains_key(id) {
-            self.duplicate_rejected.insert(id.to_string(), at_ms);
+            self.duplicate_rejected.entry(id.to_string()).or_default().push(at_ms);
         } else if call.stayed_current {
             return violation(
                 "accept-current",
