@@ -19,10 +19,19 @@ import { compileWasm, compileWasmAndRead } from "./wasm-fetch.js";
 /** Spare QuickJS instances kept ready before each grading. */
 const SPARE_INSTANCES = 4;
 
-/** Each instance's memory: 16 MiB to start (QuickJS's own minimum), 64 MiB at most. */
+/**
+ * Each instance's memory: 16 MiB to start (QuickJS's own minimum), 32 MiB at
+ * most. Nothing but a memory bomb grows it at all (the lesson's solutions,
+ * the accuracy corpus's 49 files, right and wrong, at 200 seeds, and every
+ * hostile file that must pass all run within the first 16 MiB), and a
+ * memory bomb's runs cost in proportion to the cap, because QuickJS copies
+ * a growing array or string element by element: at 64 MiB the hostile
+ * corpus's eight memory files took 11.0 CPU-s to grade, at 32 MiB 4.4
+ * (BENCHMARKS.md).
+ */
 export const WASM_PAGE_BYTES = 64 * 1024;
 export const QUICKJS_MEMORY_INITIAL_BYTES = 16 * 1024 * 1024;
-export const QUICKJS_MEMORY_MAXIMUM_BYTES = 64 * 1024 * 1024;
+export const QUICKJS_MEMORY_MAXIMUM_BYTES = 32 * 1024 * 1024;
 
 /**
  * A supply of QuickJS instances, all from one compiled module: the current

@@ -76,7 +76,7 @@ export function preflight(quickjs, { spec, source, fileName }) {
   }
 }
 
-/** A source over the cap never reaches the VM (copying 200 MB into a 64 MiB engine fails in raw wasm errors). */
+/** A source over the cap never reaches the VM (copying 200 MB into a 32 MiB engine fails in raw wasm errors). */
 function sizeProblem(source, fileName) {
   const bytes = new TextEncoder().encode(source).length;
   if (bytes <= SOURCE_BYTES_MAX) return null;

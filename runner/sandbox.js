@@ -158,8 +158,11 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
 
   /**
    * "lock() threw TypeError: … (at lock.js:3:5)", for any thrown value,
-   * however hostile; the engine's own out-of-memory and stack errors (and a
-   * thrown null when memory ran out) are named as the limits they are.
+   * however hostile; the engine's own out-of-memory and stack errors are
+   * named as the limits they are, and so is anything else thrown in a run
+   * whose memory hit the cap: out of memory, QuickJS may throw null (it
+   * could not allocate its error) or a value of its own whose typeof is
+   * "unknown" (String.prototype.normalize does), which no learner can make.
    */
   const describeThrown = (what, error, fileName) => {
     if (isError(error)) {
@@ -173,7 +176,7 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
       const where = typeof fileName === "string" && typeof stack === "string" ? locationIn(safeText(stack, 2000), fileName) : "";
       return what + " threw " + nameText + ": " + messageText + where;
     }
-    if (error === null && memoryFull()) return what + " " + memoryReason;
+    if (memoryFull()) return what + " " + memoryReason;
     return what + " threw " + describeQuoted(error, 80) + ", which is not an Error; throw new Error(\\"…\\") so the message and the line can be shown";
   };
 
@@ -188,9 +191,9 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
           stack: safeText(guarded(() => { const stack = value.stack; return typeof stack === "string" ? stack.replace(/\\n/g, " | ") : ""; }, ""), 2000),
         });
       }
-      return stringify({ error: false, text: describeQuoted(value, 200), isNull: value === null });
+      return stringify({ error: false, text: describeQuoted(value, 200) });
     } catch {
-      return '{"error":false,"text":"a value that could not be described","isNull":false}';
+      return '{"error":false,"text":"a value that could not be described"}';
     }
   };
 
@@ -412,7 +415,8 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
   });
   const isStopped = vm.newFunction("isStopped", () => (stopped ? vm.true : vm.false));
   // Out of memory, QuickJS may throw null (it could not even allocate its
-  // error): the harness asks this before calling a thrown null a mistake.
+  // error) or a value of its own: the harness asks this before calling a
+  // thrown value that is not an Error a mistake.
   const memoryFull = vm.newFunction("memoryFull", () => (memoryExhausted() ? vm.true : vm.false));
   const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, "prelude.js"));
   const preludeArgs = [halt, isStopped, memoryFull, vm.newNumber(limits.consoleLinesMax), vm.newNumber(limits.consoleLineCharsMax), vm.newString(STOP_REASONS.memory()), vm.newString(STOP_REASONS.stack())];
@@ -524,9 +528,9 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
       } catch {
         info = null;
       }
-      info ??= { error: false, text: "a value that could not be described", isNull: false };
+      info ??= { error: false, text: "a value that could not be described" };
       const words = info.error ? `${info.name}: ${info.message}` : "";
-      if (/out of memory/i.test(words) || (info.isNull && memoryExhausted())) info.limit = STOP_REASONS.memory();
+      if (/out of memory/i.test(words) || (!info.error && memoryExhausted())) info.limit = STOP_REASONS.memory();
       else if (info.error && /stack overflow|too much recursion|maximum call stack/i.test(words)) info.limit = STOP_REASONS.stack();
       return info;
     },
