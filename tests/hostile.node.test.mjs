@@ -6,10 +6,14 @@
 // byte-identical report and no hostile file changes how the next
 // submission is graded.
 //
-// Each grading runs in a thread of its own that is terminated after a hard
-// timeout, so a hang fails its test instead of stalling the suite. The
-// hangs that only a deadline outside the VM can stop (one long built-in
-// call) are graded through the CLI with `--timeout`, as a course would.
+// Files are graded in two lanes, one per core, as the CLI grades a class:
+// a lane's thread grades one file after another, each in a fresh QuickJS
+// instance, and a thread that outlives a file's hard timeout is terminated
+// and replaced, so a hang fails its own test instead of stalling the suite
+// or the files after it. (A thread of its own per file cost a quarter of a
+// second of cold start each, a third of this file's time.) The hangs that
+// only a deadline outside the VM can stop (one long built-in call) are
+// graded through the CLI with `--timeout`, as a course would.
 //
 // HOSTILE_STATUS=<file> writes a Markdown summary of every file that missed
 // its expectation, grouped by class (what the runner's hardening works from).
@@ -17,7 +21,7 @@ import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { DEFAULT_SEEDS, EXERCISES, judge, loadCorpus, plainThrowVariant, referenceSource, sourceOf, statusMarkdown, verdictOf } from "./support/hostile.mjs";
-import { cliHasTimeout, gradeInThread, gradeViaCli } from "./support/hostile-node.mjs";
+import { GradingLane, cliHasTimeout, gradeInThread, gradeViaCli } from "./support/hostile-node.mjs";
 import { DEADLINE_MS_MAX } from "../runner/limits.js";
 
 const corpus = loadCorpus();
@@ -74,6 +78,23 @@ function job(id, entry, fields) {
 /** Each file's own report, graded alone: the batch must reproduce it byte for byte. */
 const aloneReports = new Map();
 
+/** The lanes the files are graded in (as many as the tests that run at once). */
+const LANES = 2;
+const idleLanes = Array.from({ length: LANES }, () => new GradingLane());
+
+/** Grades `jobs` in order in an idle lane. */
+async function gradeInLane(jobs) {
+  const lane = idleLanes.pop();
+  assert.ok(lane, `more than ${LANES} files graded at once`);
+  try {
+    const outcomes = new Map();
+    for (const job of jobs) outcomes.set(job.id, await lane.grade(job));
+    return outcomes;
+  } finally {
+    idleLanes.push(lane);
+  }
+}
+
 async function gradeEntry(entry) {
   if (entry.via === "cli") {
     if (!(await cliDeadline)) {
@@ -87,13 +108,14 @@ async function gradeEntry(entry) {
   // Replayed too, unless the source is the generated 200 MB one (refused before anything runs).
   const jobs = [job("main", entry, { path: entry.path, generate: entry.generate, replay: entry.generate === null })];
   if (entry.plainThrow) jobs.push(job("plain", entry, { source: plainThrowVariant(sourceOf(entry)) }));
-  const outcomes = await gradeInThread(jobs);
+  const outcomes = await gradeInLane(jobs);
   const main = outcomes.get("main");
   const plain = outcomes.get("plain");
   const complaints = complaintsOf(entry, main, { plainReport: plain?.kind === "report" ? plain.report : null });
   if (entry.plainThrow && plain?.kind !== "report") complaints.push(`its plain-throw variant: ${summary(plain)}`);
   // QuickJS prints "Aborted(…)" when freeing a runtime fails: the runner must not free one it cannot.
-  if (/Aborted\(|Assertion failed/.test(outcomes.stderr)) complaints.push(`QuickJS aborted while it was graded: ${outcomes.stderr.trim().split("\n")[0].slice(0, 300)}`);
+  const printed = [main, plain].map((outcome) => outcome?.stderr ?? "").join("");
+  if (/Aborted\(|Assertion failed/.test(printed)) complaints.push(`QuickJS aborted while it was graded: ${printed.trim().split("\n")[0].slice(0, 300)}`);
   for (const replay of main.replays ?? []) {
     complaints.push(`replaying the failing run of "${replay.test}" from its token (the page's copy link) gives ${replay.got.slice(0, 400)}, not ${replay.expected.slice(0, 400)}`);
   }
@@ -101,7 +123,7 @@ async function gradeEntry(entry) {
   return { outcome: main, complaints };
 }
 
-describe("every hostile file ends in its expected verdict, in bounded time", { concurrency: 2 }, () => {
+describe("every hostile file ends in its expected verdict, in bounded time", { concurrency: LANES }, () => {
   for (const entry of corpus) {
     const label = `class ${entry.cls}: ${entry.name} must ${entry.expect === "fail" ? "not pass" : entry.expect === "pass" ? "pass" : "be refused as a problem"}${entry.via === "cli" ? " (via the CLI's deadline)" : ""}${entry.cls === 6 ? ` [leak check: the reference solution with ${entry.seeds} seeds]` : ""}`;
     test(label, { timeout: (entry.cls === 6 ? HARD_MS_LONG : HARD_MS) * 4 }, async () => {
@@ -154,6 +176,7 @@ test("in a batch, no hostile file changes how it or the next submission is grade
   assert.deepEqual(spoiled, []);
 });
 
-after(() => {
+after(async () => {
+  await Promise.all(idleLanes.map((lane) => lane.close()));
   if (process.env.HOSTILE_STATUS) writeFileSync(process.env.HOSTILE_STATUS, statusMarkdown("Hostile corpus in Node", [...status.values()]));
 });

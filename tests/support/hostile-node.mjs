@@ -14,67 +14,129 @@ const WORKER_URL = new URL("./hostile-worker.mjs", import.meta.url);
 const LOAD_MS = 120_000;
 
 /**
- * Grades `jobs` (`{ id, exercise, options, path+generate | source, timeoutMs,
- * replay }`) in order, in one fresh thread (one engines instance). Resolves
- * to a Map id → outcome: `{ kind: "report", report, reportChars, ms,
- * replays }` (replays: the failing tests whose replay differed), `{ kind:
- * "crash", error, ms }` (gradeSource threw), `{ kind: "timeout", ms }` (the
- * thread was terminated: a hang), `{ kind: "died", error }` (the thread
- * itself failed) or `{ kind: "not-run" }` (a job before it hung or died).
- * The Map's `stderr` is everything the thread printed.
+ * One grading thread (one engines instance) that grades jobs (`{ id,
+ * exercise, options, path+generate | source, timeoutMs, replay }`) one at a
+ * time, each under its own hard timeout. `grade(job)` resolves to the job's
+ * outcome: `{ kind: "report", report, reportChars, ms, replays, stderr }`
+ * (replays: the failing tests whose replay differed; stderr: what the
+ * engines printed while it was graded), `{ kind: "crash", error, ms,
+ * stderr }` (gradeSource threw), `{ kind: "timeout", ms, stderr }` (the
+ * thread was terminated: a hang) or `{ kind: "died", error, stderr }` (the
+ * thread itself failed). After a timeout or a death the thread is gone
+ * (`alive` is false) and every later job is `{ kind: "not-run" }`.
  */
-export function gradeInThread(jobs, { heapMb = 1536 } = {}) {
-  return new Promise((resolve) => {
-    const outcomes = new Map();
-    const worker = new Worker(WORKER_URL, { workerData: { jobs: jobs.map(({ timeoutMs, ...job }) => job) }, resourceLimits: { maxOldGenerationSizeMb: heapMb }, stderr: true });
-    // What the engines print (QuickJS prints its aborts there), for the whole thread.
-    let stderr = "";
-    worker.stderr.on("data", (chunk) => {
-      stderr += chunk;
+export class GradingThread {
+  constructor({ heapMb = 1536 } = {}) {
+    this.worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: heapMb }, stderr: true });
+    this.alive = true;
+    /** What the thread printed that no job has claimed yet (a dying thread's last words). */
+    this.stderr = "";
+    this.worker.stderr.on("data", (chunk) => {
+      this.stderr += chunk;
     });
-    const stderrEnded = new Promise((resolve) => worker.stderr.on("end", resolve));
-    let current = null;
-    let startedAt = 0;
-    let timer = setTimeout(() => expire(), LOAD_MS);
-    let crash = null;
-    const expire = () => {
-      if (current !== null) outcomes.set(current, { kind: "timeout", ms: performance.now() - startedAt });
-      worker.terminate();
-    };
-    worker.on("message", (message) => {
-      clearTimeout(timer);
-      if (message.type === "start") {
-        current = message.id;
-        startedAt = performance.now();
-        timer = setTimeout(expire, jobs.find((job) => job.id === message.id).timeoutMs);
-        return;
-      }
-      if (message.type === "report") {
-        const report = JSON.parse(message.reportJson);
-        outcomes.set(message.id, { kind: "report", report, reportChars: message.reportJson.length, ms: message.ms, replays: message.replays });
-      } else if (message.type === "crash") {
-        outcomes.set(message.id, { kind: "crash", error: message.error, ms: message.ms });
-      }
-      current = null;
-    });
-    worker.on("error", (error) => {
-      crash = error;
-    });
-    worker.on("exit", () => {
-      clearTimeout(timer);
-      if (current !== null && !outcomes.has(current)) outcomes.set(current, { kind: "died", error: String(crash?.stack ?? crash ?? "the thread exited").slice(0, 2000) });
-      for (const job of jobs) if (!outcomes.has(job.id)) outcomes.set(job.id, { kind: "not-run" });
-      // The last of stderr may trail the exit; a terminated thread's stream may never end.
-      Promise.race([stderrEnded, new Promise((done) => setTimeout(done, 1_000))]).then(() => {
-        outcomes.stderr = stderr;
-        resolve(outcomes);
+    this.ready = new Promise((resolve) => {
+      const timer = setTimeout(() => this.#end({ kind: "died", error: `the thread did not load the engines in ${LOAD_MS / 1000} s` }), LOAD_MS);
+      this.worker.once("message", () => {
+        clearTimeout(timer);
+        resolve();
       });
     });
-    // No jobs left: the thread's work is done (it keeps no handles open, but end it regardless).
-    worker.on("message", (message) => {
-      if ((message.type === "report" || message.type === "crash") && outcomes.size === jobs.length) worker.terminate();
+    /** The job being graded: `{ id, timeoutMs, resolve, startedAt, timer }`, or null. */
+    this.current = null;
+    this.crash = null;
+    this.worker.on("message", (message) => this.#receive(message));
+    this.worker.on("error", (error) => {
+      this.crash = error;
     });
-  });
+    this.worker.on("exit", () => {
+      this.alive = false;
+      this.#end({ kind: "died", error: String(this.crash?.stack ?? this.crash ?? "the thread exited").slice(0, 2000) });
+    });
+    /** Jobs are graded one after another. */
+    this.queue = Promise.resolve();
+  }
+
+  grade(job) {
+    const result = this.queue.then(async () => {
+      await this.ready;
+      if (!this.alive) return { kind: "not-run" };
+      return new Promise((resolve) => {
+        this.current = { id: job.id, timeoutMs: job.timeoutMs, resolve, startedAt: performance.now(), timer: null };
+        const { timeoutMs, ...sent } = job;
+        this.worker.postMessage({ type: "job", job: sent });
+      });
+    });
+    this.queue = result;
+    return result;
+  }
+
+  /** Ends the thread (its work is done). */
+  close() {
+    this.alive = false;
+    return this.worker.terminate();
+  }
+
+  #receive(message) {
+    const current = this.current;
+    if (current === null || message.id !== current.id) return;
+    if (message.type === "start") {
+      current.startedAt = performance.now();
+      current.timer = setTimeout(() => {
+        this.#end({ kind: "timeout", ms: performance.now() - current.startedAt });
+        this.close();
+      }, current.timeoutMs);
+      return;
+    }
+    if (message.type === "report") {
+      this.#end({ kind: "report", report: JSON.parse(message.reportJson), reportChars: message.reportJson.length, ms: message.ms, replays: message.replays, stderr: message.stderr });
+    } else if (message.type === "crash") {
+      this.#end({ kind: "crash", error: message.error, ms: message.ms, stderr: message.stderr });
+    }
+  }
+
+  /** Settles the current job (if any) with `outcome`. */
+  #end(outcome) {
+    const current = this.current;
+    if (current === null) return;
+    this.current = null;
+    clearTimeout(current.timer);
+    current.resolve({ ...outcome, stderr: (outcome.stderr ?? "") + this.stderr });
+    this.stderr = "";
+  }
+}
+
+/**
+ * Grades `jobs` in order in one fresh thread (one engines instance), as a
+ * class's batch is graded. Resolves to a Map id → outcome (see
+ * `GradingThread`); a job after one that hung or died is `{ kind: "not-run" }`.
+ */
+export async function gradeInThread(jobs, options = {}) {
+  const thread = new GradingThread(options);
+  const outcomes = new Map();
+  for (const job of jobs) outcomes.set(job.id, await thread.grade(job));
+  await thread.close();
+  return outcomes;
+}
+
+/**
+ * A lane: jobs graded one after another in one thread, as the CLI grades a
+ * class, except that a thread that hung or died is replaced by a fresh one
+ * for the next job (so one hang fails only its own file).
+ */
+export class GradingLane {
+  constructor(options = {}) {
+    this.options = options;
+    this.thread = null;
+  }
+
+  async grade(job) {
+    if (this.thread === null || !this.thread.alive) this.thread = new GradingThread(this.options);
+    return this.thread.grade(job);
+  }
+
+  close() {
+    return this.thread?.close();
+  }
 }
 
 /** Does the CLI have the hard deadline (`--timeout`) the hangs need? */

@@ -1,19 +1,37 @@
-// A grading thread for the hostile corpus: loads the engines once, grades
-// the jobs it was given one after another, and says when each starts, so
-// the test that spawned it can tell a hang (terminated from outside) from a
-// crash (an exception out of gradeSource) from a verdict. With `replay`, it
-// also replays every failing test's counterexample from its replay token
-// (what the page's "copy link" does), which must break the same rule in the
-// same way: a verdict that depends on what ran before cannot be shown.
+// A grading thread for the hostile corpus: loads the engines once, then
+// grades the jobs it is sent one after another, and says when each starts,
+// so the test that spawned it can tell a hang (terminated from outside)
+// from a crash (an exception out of gradeSource) from a verdict. With
+// `replay`, it also replays every failing test's counterexample from its
+// replay token (what the page's "copy link" does), which must break the
+// same rule in the same way: a verdict that depends on what ran before it
+// cannot be shown.
+//
+// What the engines print while a job is graded (QuickJS prints its aborts)
+// is kept and sent with that job's outcome, so a thread that grades many
+// files says which one made it print.
 import { readFileSync } from "node:fs";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { loadNodeEngines } from "../../runner/node/engines.js";
 import { gradeSource, replaySource } from "../../runner/grade.js";
 import { generated } from "./hostile.mjs";
 
-const engines = await loadNodeEngines();
-parentPort.postMessage({ type: "ready" });
-for (const job of workerData.jobs) {
+let printed = "";
+process.stderr.write = (chunk, encoding, callback) => {
+  printed += String(chunk);
+  if (typeof encoding === "function") encoding();
+  else if (typeof callback === "function") callback();
+  return true;
+};
+/** What was printed since the last call. */
+function takePrinted() {
+  const text = printed;
+  printed = "";
+  return text;
+}
+
+async function grade(job) {
+  takePrinted();
   parentPort.postMessage({ type: "start", id: job.id });
   const started = performance.now();
   try {
@@ -32,8 +50,15 @@ for (const job of workerData.jobs) {
         replays.push({ test: test.name, expected, got: `the replay threw ${String(error?.message ?? error).slice(0, 300)}` });
       }
     }
-    parentPort.postMessage({ type: "report", id: job.id, ms, reportJson: JSON.stringify(report), replays });
+    parentPort.postMessage({ type: "report", id: job.id, ms, reportJson: JSON.stringify(report), replays, stderr: takePrinted() });
   } catch (error) {
-    parentPort.postMessage({ type: "crash", id: job.id, ms: performance.now() - started, error: String(error?.stack ?? error).slice(0, 2000) });
+    parentPort.postMessage({ type: "crash", id: job.id, ms: performance.now() - started, error: String(error?.stack ?? error).slice(0, 2000), stderr: takePrinted() });
   }
 }
+
+const engines = await loadNodeEngines();
+let queue = Promise.resolve();
+parentPort.on("message", (message) => {
+  if (message.type === "job") queue = queue.then(() => grade(message.job));
+});
+parentPort.postMessage({ type: "ready" });
