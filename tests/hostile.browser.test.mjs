@@ -28,7 +28,7 @@ const corpus = loadCorpus();
  * fires gets the same words), and the deadline's own length is under test
  * in grading-deadline.browser.test.mjs.
  */
-const HANG_DEADLINE_MS = 2_000;
+const HANG_DEADLINE_MS = 1_000;
 /**
  * The deadline every other grading gets: a file whose subject is its verdict
  * (a memory bomb: seconds a run) must get that verdict on a loaded machine

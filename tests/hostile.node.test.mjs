@@ -43,7 +43,7 @@ const HARD_MS_LONG = 2 * DEADLINE_MS_MAX;
  * does at any deadline; the deadline's length and its effect on the other
  * files of a class are under test in cli-hostile.node.test.mjs.
  */
-const CLI_DEADLINE_SECONDS = 2;
+const CLI_DEADLINE_SECONDS = 1;
 
 const cliDeadline = cliHasTimeout();
 
