@@ -22,21 +22,35 @@ const LOAD_MS = 120_000;
  * engines printed while it was graded), `{ kind: "crash", error, ms,
  * stderr }` (gradeSource threw), `{ kind: "timeout", ms, stderr }` (the
  * thread was terminated: a hang) or `{ kind: "died", error, stderr }` (the
- * thread itself failed). After a timeout or a death the thread is gone
- * (`alive` is false) and every later job is `{ kind: "not-run" }`.
+ * thread itself failed). After a timeout the thread is gone (`alive` is
+ * false) and every later job is `{ kind: "not-run" }`; a thread that died
+ * while no job was being graded (or never loaded) gives later jobs its
+ * death instead.
  */
 export class GradingThread {
   constructor({ heapMb = 1536 } = {}) {
     this.worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: heapMb }, stderr: true });
     this.alive = true;
+    /** Ended on purpose (`close`): its exit is not a death. */
+    this.closed = false;
     /** What the thread printed that no job has claimed yet (a dying thread's last words). */
     this.stderr = "";
     this.worker.stderr.on("data", (chunk) => {
       this.stderr += chunk;
     });
+    /** Why the thread is gone, when it went before or between jobs: the outcome of every job after. */
+    this.death = null;
     this.ready = new Promise((resolve) => {
-      const timer = setTimeout(() => this.#end({ kind: "died", error: `the thread did not load the engines in ${LOAD_MS / 1000} s` }), LOAD_MS);
+      const timer = setTimeout(() => {
+        this.death = { kind: "died", error: `the thread did not load the engines in ${LOAD_MS / 1000} s` };
+        this.close();
+        resolve();
+      }, LOAD_MS);
       this.worker.once("message", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.worker.once("exit", () => {
         clearTimeout(timer);
         resolve();
       });
@@ -50,7 +64,11 @@ export class GradingThread {
     });
     this.worker.on("exit", () => {
       this.alive = false;
-      this.#end({ kind: "died", error: String(this.crash?.stack ?? this.crash ?? "the thread exited").slice(0, 2000) });
+      const died = { kind: "died", error: String(this.crash?.stack ?? this.crash ?? "the thread exited").slice(0, 2000) };
+      if (this.current === null) {
+        if (!this.closed) this.death ??= died;
+      }
+      else this.#end(died);
     });
     /** Jobs are graded one after another. */
     this.queue = Promise.resolve();
@@ -59,7 +77,7 @@ export class GradingThread {
   grade(job) {
     const result = this.queue.then(async () => {
       await this.ready;
-      if (!this.alive) return { kind: "not-run" };
+      if (!this.alive) return this.death ?? { kind: "not-run" };
       return new Promise((resolve) => {
         this.current = { id: job.id, timeoutMs: job.timeoutMs, resolve, startedAt: performance.now(), timer: null };
         const { timeoutMs, ...sent } = job;
@@ -73,6 +91,7 @@ export class GradingThread {
   /** Ends the thread (its work is done). */
   close() {
     this.alive = false;
+    this.closed = true;
     return this.worker.terminate();
   }
 
