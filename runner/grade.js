@@ -94,9 +94,11 @@ function formatBytes(bytes) {
  * missing export), one sentence each, and no tests.
  * `onRun()` before each run; `onTest(test)` with each test as soon as it is
  * finished, in the report's order, equal to the report's entry (parsed from
- * the same JSON). A submission that cannot be run has no tests to hand over.
+ * the same JSON); `onFailing(name)` as soon as the next test has failed,
+ * before its counterexample is shrunk (its verdict is final then; its
+ * `onTest` follows). A submission that cannot be run has no tests to hand over.
  */
-export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun, onTest }) {
+export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun, onTest, onFailing }) {
   const registry = registryOf(engines.leaselab);
   const spec = registry.exercise(exercise);
   const file = fileName ?? spec.file;
@@ -114,7 +116,7 @@ export async function gradeSource(engines, { exercise, source, fileName, options
       onRun?.();
       return runner.run(caseJson, handOff);
     };
-    const reportJson = engines.leaselab.gradeSubmission(exercise, options, run, onTest && ((testJson) => onTest(JSON.parse(testJson))));
+    const reportJson = engines.leaselab.gradeSubmission(exercise, options, run, onTest && ((testJson) => onTest(JSON.parse(testJson))), onFailing);
     return { ...JSON.parse(reportJson), problems: [] };
   } finally {
     runner.dispose();

@@ -71,6 +71,18 @@ function scenariosOfPart(index, parts, scenarios) {
 }
 
 /**
+ * Where a failure that part `part` found in the `index`-th test of its
+ * report lands in the whole grading's report (split in `parts`, `tests`
+ * tests): a named scenario's own position, or the random schedules' (a
+ * failure in any part means they fail, whichever part's story the merge
+ * then shows).
+ */
+export function failingPosition(parts, tests, part, index) {
+  const scenarios = tests - 1;
+  return index < scenariosOfPart(part, parts, scenarios) ? index * parts + part : scenarios;
+}
+
+/**
  * Places the tests of a grading split in `parts` (as `splitGrading` splits
  * it) as the parts finish them; the suite has `tests` tests (its named
  * scenarios, then the random schedules). Returns `place(part, index, test)`:

@@ -35,11 +35,13 @@ after(async () => {
 /**
  * Runs in the page before its scripts: every Worker's grading "result" messages are
  * held in `window.heldResults.results` (and the workers counted) until
- * `window.heldResults.release()` delivers them, in the order they came.
+ * `window.heldResults.release()` delivers them, in the order they came. With
+ * `failedTests`, so are the workers' failed tests (`{ type: "test" }`, the
+ * failure with its shrunk story): only the news that a test fails gets through.
  */
-function holdResults() {
+function holdResults({ failedTests = false } = {}) {
   const NativeWorker = globalThis.Worker;
-  const held = { workers: 0, results: [], holding: true };
+  const held = { workers: 0, results: [], resultsHeld: 0, holding: true };
   held.release = () => {
     held.holding = false;
     for (const deliver of held.results.splice(0)) deliver();
@@ -53,20 +55,29 @@ function holdResults() {
       if (type !== "message") return super.addEventListener(type, listener, options);
       // A grading's result only: the answer to the engines' early loading (a "result" with no report) passes.
       const isGrading = (data) => data?.type === "result" && data.report !== undefined;
-      return super.addEventListener(type, (event) => (held.holding && isGrading(event.data) ? held.results.push(() => listener.call(this, event)) : listener.call(this, event)), options);
+      const isFailedTest = (data) => failedTests && data?.type === "test" && data.test.status !== "passed";
+      return super.addEventListener(
+        type,
+        (event) => {
+          if (!held.holding || !(isGrading(event.data) || isFailedTest(event.data))) return listener.call(this, event);
+          if (isGrading(event.data)) held.resultsHeld += 1;
+          held.results.push(() => listener.call(this, event));
+        },
+        options,
+      );
     }
   };
   window.heldResults = held;
 }
 
-/** The lesson with `source` as the lock draft, results held, the deadline's clock stopped. */
-async function openHolding(source) {
+/** The lesson with `source` as the lock draft, results held (see `holdResults` for `hold`), the deadline's clock stopped. */
+async function openHolding(source, hold = {}) {
   const opened = await openLesson(session);
   await opened.page.evaluate((code) => {
     window.leaselab.progress.setDraft("lock", code);
     window.leaselab.progress.flush();
   }, source);
-  await opened.context.addInitScript(holdResults);
+  await opened.context.addInitScript(holdResults, hold);
   await opened.page.clock.install();
   await opened.page.reload();
   await opened.page.waitForSelector("html[data-lesson-ready]");
@@ -127,6 +138,36 @@ test("Run tests: a failing first scenario is on screen, with its message and its
   assert.equal(await announcer.innerText(), announced, "later failures are not announced");
   assert.equal(await story.locator(".story-heading").innerText(), `Failing run: ${suite[0]}`, "the run opened while the rest ran stays open");
   assert.equal(await page.evaluate(() => Boolean(document.activeElement?.closest(".runner-story"))), true, "the learner moved the focus into the story: the end of the run leaves it there");
+  assert.deepEqual(problems, []);
+});
+
+test("Run tests: a failing test is marked failed as soon as a run breaks a rule, before its story is shrunk; the story then takes its place", async () => {
+  const { page, exercise, problems } = await openHolding(STARTER, { failedTests: true });
+  const suite = registry.exercise("lock").tests.map((one) => one.title);
+  await exercise.getByRole("button", { name: "Run tests" }).click();
+
+  // The state to reach: the first row marked failed; or every worker's result held with no such row (no early news).
+  await page.waitForFunction(() => {
+    const first = document.querySelector("#exercise-lock .runner-test");
+    const { workers, resultsHeld } = window.heldResults;
+    return first?.classList.contains("is-failed") || (workers > 0 && resultsHeld === workers);
+  });
+  const first = exercise.locator(".runner-test").first();
+  // Read at once, not waited for: on a page without the early news there is no such row to wait for.
+  const shownFailed = await page.evaluate(() => document.querySelector("#exercise-lock .runner-test")?.classList.contains("is-failed") ?? false);
+  assert.equal(shownFailed, true, "the first scenario is marked failed while its shrunk failure is held back");
+  assert.equal(await first.locator(".runner-test-name").textContent(), `${suite[0]}: failed`);
+  assert.equal(await first.locator(".runner-test-message").innerText(), "Failed. Finding the shortest run that shows it…");
+  assert.equal(await first.getByRole("button", { name: "Show the failing run" }).count(), 0, "no run to show until it is shrunk");
+  assert.equal(await exercise.locator(".runner-results [aria-live]").innerText(), `First failure: ${suite[0]}`, "announced as soon as it is known");
+  await screenshot(page, "results-as-they-come-shrinking");
+
+  // The shrunk failures and the results reach the page: the row shows its message and its run.
+  await page.evaluate(() => window.heldResults.release());
+  await exercise.locator(".runner-summary").waitFor();
+  assert.equal(await exercise.locator(".runner-test.is-shrinking").count(), 0, "no row is left shrinking");
+  assert.notEqual(await first.locator(".runner-test-message").innerText(), "Failed. Finding the shortest run that shows it…");
+  assert.equal(await first.getByRole("button", { name: "Show the failing run" }).count(), 1);
   assert.deepEqual(problems, []);
 });
 

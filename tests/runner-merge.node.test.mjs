@@ -4,15 +4,17 @@
 // part than the first), with two and three parts, each part graded as the
 // page's workers grade it (`gradeSource` with the options of `splitGrading`).
 // The tests as they stream: `onTest` gets each test of a grading once, in
-// order, exactly the report's entries; and `placeTests`, fed the parts'
-// tests in any interleaving, puts each test of the merged report in its
-// place exactly once, as it is known.
+// order, exactly the report's entries; `onFailing` hears of each failing
+// test once, just before its entry, and `failingPosition` puts a part's
+// failing test where the merged report has that failed test; and
+// `placeTests`, fed the parts' tests in any interleaving, puts each test of
+// the merged report in its place exactly once, as it is known.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
 import { gradeSource } from "../runner/grade.js";
-import { mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
+import { failingPosition, mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
 import { lessonFile } from "../web/build/lesson-folder.mjs";
 
 const engines = await loadNodeEngines();
@@ -29,11 +31,21 @@ const submissions = [
   { exercise: "lease", name: "a random failure in the last part", source: fixture("accuracy/lease/bug-renew-two-thirds.js"), options: { seeds: 12, firstSeed: 10 }, failsAfter: 11 },
 ];
 
-/** Grades with `onTest`; returns the report and the tests onTest received, in the order received. */
+/**
+ * Grades with `onTest` and `onFailing`; returns the report, the tests onTest
+ * received in the order received, and the failures onFailing heard (`{
+ * index, name }`, index: the test of the report it is about, the next to finish).
+ */
 async function gradeStreamed(request) {
   const received = [];
-  const report = await gradeSource(engines, { ...request, onTest: (test) => received.push(test) });
-  return { report, received };
+  const failing = [];
+  const report = await gradeSource(engines, { ...request, onTest: (test) => received.push(test), onFailing: (name) => failing.push({ index: received.length, name }) });
+  return { report, received, failing };
+}
+
+/** What onFailing must have heard for `report`: each failed test, once, at its index. */
+function failuresOf(report) {
+  return report.tests.flatMap((test, index) => (test.status === "passed" ? [] : [{ index, name: test.name }]));
 }
 
 /** The parts' streamed tests in three orders: part by part, parts backwards, and round robin. */
@@ -46,13 +58,22 @@ function interleavings(streams) {
 
 for (const { exercise, name, source, options = { seeds: 60, firstSeed: 7 }, failsAfter } of submissions) {
   test(`${exercise}: ${name}: split in 2 and 3 parts, merged, is the report of one grading; streamed, each test is placed once as the merge places it`, async () => {
-    const { report: whole, received } = await gradeStreamed({ exercise, source, options });
+    const { report: whole, received, failing } = await gradeStreamed({ exercise, source, options });
     if (failsAfter !== undefined) assert.equal(whole.tests.at(-1).runs, failsAfter + 1, "the fixture fails where this test needs it to");
     assert.equal(JSON.stringify(received), JSON.stringify(whole.tests), "onTest: every test once, in order, exactly the report's entries");
+    assert.deepEqual(failing, failuresOf(whole), "onFailing: every failed test once, before its entry; never a passed one");
     for (const parts of [2, 3]) {
       const graded = [];
       for (const part of splitGrading(options, parts)) graded.push(await gradeStreamed({ exercise, source, options: part }));
       assert.equal(JSON.stringify(mergeGrading(graded.map(({ report }) => report))), JSON.stringify(whole), `${parts} parts`);
+      graded.forEach(({ report, failing }, part) => {
+        assert.deepEqual(failing, failuresOf(report), `${parts} parts, part ${part}: onFailing`);
+        for (const { index, name } of failing) {
+          const merged = whole.tests[failingPosition(parts, whole.tests.length, part, index)];
+          assert.equal(merged.status, "failed", `${parts} parts, part ${part}: the failure of its test ${index} lands on a failed test`);
+          assert.equal(merged.name, name, `${parts} parts, part ${part}: the failure of its test ${index} lands on its own test`);
+        }
+      });
       for (const [order, stream] of Object.entries(interleavings(graded.map(({ received }) => received)))) {
         const place = placeTests(parts, whole.tests.length);
         const placed = whole.tests.map(() => []);

@@ -20,21 +20,21 @@ use crate::election::ElectionExercise;
 use crate::fencing::FencingExercise;
 use crate::grade::{
     case_from_token, grade, grade_part_with, replay_token, Case, Execution, Exercise, GradeOptions, ScenarioPart,
-    RANDOM_TEST,
+    TestEvent, RANDOM_TEST,
 };
 use crate::lease::LeaseExercise;
 use crate::lock::LockExercise;
 use crate::registry::{ExerciseInfo, LabRun};
-use crate::report::{SuiteReport, TestReport, Violation};
+use crate::report::{SuiteReport, Violation};
 
 /// Runs a case given as JSON; returns the host's answer (see the module
 /// docs), or a message when the host itself failed.
 pub type RunJson<'a> = dyn FnMut(&str) -> Result<HostAnswer, String> + 'a;
 
-/// Receives each test as soon as it is finished (see
-/// [`crate::grade::grade_part_with`]); an error (the host could not take it)
-/// stops the grading like a host failure.
-pub type OnTest<'a> = dyn FnMut(&TestReport) -> Result<(), String> + 'a;
+/// Hears about each test as soon as it is known: failing, then finished
+/// (see [`crate::grade::grade_part_with`]); an error (the host could not
+/// take it) stops the grading like a host failure.
+pub type OnTest<'a> = dyn FnMut(TestEvent<'_>) -> Result<(), String> + 'a;
 
 /// What a host hands back for one case.
 pub enum HostAnswer {
@@ -199,9 +199,9 @@ where
             Execution { ending: sim::Ending::Stopped, trace: Vec::new() }
         };
         // A test graded after a host failure is the failure's echo, not a verdict: it is not handed over.
-        let mut finished = |test: &TestReport| {
+        let mut finished = |event: TestEvent<'_>| {
             if host_error.borrow().is_none() {
-                if let Err(message) = on_test(test) {
+                if let Err(message) = on_test(event) {
                     *host_error.borrow_mut() = Some(message);
                 }
             }
@@ -284,8 +284,8 @@ where
 }
 
 /// Grades a submission of exercise `name` (or one part of it, see
-/// [`ScenarioPart`]); `run` executes one case; `on_test` receives each test
-/// as it is finished.
+/// [`ScenarioPart`]); `run` executes one case; `on_test` hears about each
+/// test as soon as it is known (failing, then finished).
 pub fn grade_json(
     name: &str,
     options: &GradeOptions,

@@ -206,31 +206,45 @@ pub fn grade_part<E: Exercise>(
     grade_part_with(exercise, run, options, part, &mut |_| {})
 }
 
-/// `grade_part`, handing each test to `on_test` as soon as it is finished
-/// (its runs done and its failure shrunk), in the report's order: a host can
-/// show the first failure while the later tests still run. Each `TestReport`
-/// it receives is the very entry the returned report holds.
+/// What a host hears about a test while its suite is graded, each as soon
+/// as it is known, in the report's order.
+#[derive(Clone, Copy, Debug)]
+pub enum TestEvent<'a> {
+    /// The next test of the report has failed: a case broke a rule, so its
+    /// verdict is final (failed, no points), and its counterexample is now
+    /// being shrunk, which can take hundreds of runs. Its `Finished` follows.
+    Failing { name: &'a str },
+    /// A test is finished (its runs done and its failure shrunk): the very
+    /// entry the returned report holds.
+    Finished(&'a TestReport),
+}
+
+/// `grade_part`, telling `on_test` about each test as soon as it is known
+/// (see [`TestEvent`]): a host can show that a test failed before its
+/// counterexample is shrunk, and the whole failure while the later tests
+/// still run.
 pub fn grade_part_with<E: Exercise>(
     exercise: &E,
     run: &mut dyn FnMut(&Case<E::Workload>) -> Execution,
     options: &GradeOptions,
     part: ScenarioPart,
-    on_test: &mut dyn FnMut(&TestReport),
+    on_test: &mut dyn FnMut(TestEvent<'_>),
 ) -> SuiteReport {
     let mut tests = Vec::new();
-    let mut finished = |test: TestReport| {
-        on_test(&test);
-        tests.push(test);
-    };
     for (position, scenario) in exercise.scenarios().into_iter().enumerate() {
         if !part.runs(position) {
             continue;
         }
-        finished(grade_cases(exercise, run, options, scenario.title, scenario.points, std::iter::once(scenario.case)));
+        let cases = std::iter::once(scenario.case);
+        let test = grade_cases(exercise, run, options, scenario.title, scenario.points, cases, on_test);
+        on_test(TestEvent::Finished(&test));
+        tests.push(test);
     }
     let seeds = options.first_seed..options.first_seed + u64::from(options.seeds);
     let random_cases = seeds.map(|seed| exercise.random_case(seed));
-    finished(grade_cases(exercise, run, options, RANDOM_TEST.1, exercise.random_points(), random_cases));
+    let test = grade_cases(exercise, run, options, RANDOM_TEST.1, exercise.random_points(), random_cases, on_test);
+    on_test(TestEvent::Finished(&test));
+    tests.push(test);
     SuiteReport {
         exercise: exercise.name().to_string(),
         grader_version: GRADER_VERSION.to_string(),
@@ -247,12 +261,14 @@ fn grade_cases<E: Exercise>(
     name: &str,
     points: u32,
     cases: impl Iterator<Item = Case<E::Workload>>,
+    on_test: &mut dyn FnMut(TestEvent<'_>),
 ) -> TestReport {
     let mut runs = 0;
     for case in cases {
         runs += 1;
         let execution = run(&case);
         if let Some(violation) = verdict(exercise, &case, &execution) {
+            on_test(TestEvent::Failing { name });
             let counterexample = minimize(exercise, run, options, case, execution, violation);
             return TestReport {
                 name: name.to_string(),

@@ -22,6 +22,6 @@ pub mod waiting;
 
 pub use grade::{
     case_from_token, grade, grade_part, grade_part_with, replay_token, Case, Execution, Exercise, GradeOptions,
-    Scenario, ScenarioPart,
+    Scenario, ScenarioPart, TestEvent,
 };
 pub use report::{Counterexample, Status, SuiteReport, TestReport, Violation};

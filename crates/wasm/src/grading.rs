@@ -21,8 +21,10 @@ struct JsGradeOptions {
 /// its execution (or cas recording) as JSON, or with the ticket of a
 /// `Simulation.handOff()`. The optional `onTest(testJson)` is called with
 /// each test as soon as it is finished (its failure shrunk), in the report's
-/// order, as the JSON of the very entry the report will hold; if it throws,
-/// grading stops and this throws its message.
+/// order, as the JSON of the very entry the report will hold; the optional
+/// `onFailing(name)`, as soon as the next test has failed, before its
+/// counterexample is shrunk (its verdict is final then; its `onTest`
+/// follows). If either throws, grading stops and this throws its message.
 /// Returns the suite report as JSON.
 #[wasm_bindgen(js_name = gradeSubmission)]
 pub fn grade_submission(
@@ -30,6 +32,7 @@ pub fn grade_submission(
     options: JsValue,
     run_case: &js_sys::Function,
     on_test: Option<js_sys::Function>,
+    on_failing: Option<js_sys::Function>,
 ) -> Result<String, JsError> {
     let js_options: JsGradeOptions = if options.is_undefined() || options.is_null() {
         JsGradeOptions::default()
@@ -68,13 +71,24 @@ pub fn grade_submission(
         }
         None => grader::ScenarioPart::ALL,
     };
-    let mut finished = |test: &grader::TestReport| -> Result<(), String> {
-        let Some(on_test) = &on_test else { return Ok(()) };
-        let json = serde_json::to_string(test).expect("reports serialize");
-        on_test
-            .call1(&JsValue::NULL, &JsValue::from_str(&json))
-            .map(|_| ())
-            .map_err(|error| format!("onTest failed: {}", describe_js_error(&error)))
+    let mut finished = |event: grader::TestEvent<'_>| -> Result<(), String> {
+        match event {
+            grader::TestEvent::Failing { name } => {
+                let Some(on_failing) = &on_failing else { return Ok(()) };
+                on_failing
+                    .call1(&JsValue::NULL, &JsValue::from_str(name))
+                    .map(|_| ())
+                    .map_err(|error| format!("onFailing failed: {}", describe_js_error(&error)))
+            }
+            grader::TestEvent::Finished(test) => {
+                let Some(on_test) = &on_test else { return Ok(()) };
+                let json = serde_json::to_string(test).expect("reports serialize");
+                on_test
+                    .call1(&JsValue::NULL, &JsValue::from_str(&json))
+                    .map(|_| ())
+                    .map_err(|error| format!("onTest failed: {}", describe_js_error(&error)))
+            }
+        }
     };
     let report = grader::dynamic::grade_json(exercise, &options, part, &mut run, &mut finished)
         .map_err(|message| JsError::new(&message))?;

@@ -21,14 +21,16 @@
 // the whole request; when it fires, every worker of the pool is terminated.
 // Each test reaches the caller as soon as it is known, before the merge:
 // a named scenario when the worker that owns it finishes it, the random
-// schedules when their merged verdict can no longer change (`placeTests`).
+// schedules when their merged verdict can no longer change (`placeTests`);
+// and before that, as soon as a worker finds a failing run, the news that
+// the test fails (`failingPosition`), while its story is being shrunk.
 //
 // Lab mode has a worker of its own: a lab run lasts seconds of real time
 // against a real etcd, and sharing a worker would let a grading's long
 // synchronous stretch freeze the lab's real-time processes, and a grading's
 // deadline kill a lab run that did nothing wrong.
 import { DEADLINE_MS_MAX, deadlineMessage, gradingDeadlineMs } from "../../../runner/limits.js";
-import { mergeGrading, placeTests, splitGrading } from "../../../runner/merge.js";
+import { failingPosition, mergeGrading, placeTests, splitGrading } from "../../../runner/merge.js";
 
 /** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
 export class DeadlineError extends Error {
@@ -109,6 +111,9 @@ function createLane(size = 1) {
         if (message.tests) job.placeTest = placeTests(job.parts.length, message.tests.length);
         job.onStarted?.({ tests: message.tests ?? [] });
         return;
+      case "failing":
+        if (job.started?.tests) job.onFailing?.(failingPosition(job.parts.length, job.started.tests.length, slot, message.index), message.name);
+        return;
       case "test":
         for (const { position, test } of job.placeTest?.(slot, message.index, message.test) ?? []) job.onTest?.(test, position);
         return;
@@ -154,9 +159,9 @@ function createLane(size = 1) {
    * answer, `onDeadline(job)` settles the promise; `job.started` is a
    * worker's "started" message, or null if none came.
    */
-  function send(message, { parts = [message], merge = (answers) => answers[0], deadlineMs, onStarted, onProgress, onTest, onDeadline }) {
+  function send(message, { parts = [message], merge = (answers) => answers[0], deadlineMs, onStarted, onProgress, onTest, onFailing, onDeadline }) {
     return new Promise((resolve, reject) => {
-      const job = { id: nextId++, parts, merge, deadlineMs, onStarted, onProgress, onTest, resolve, reject, timer: null, started: null, placeTest: null };
+      const job = { id: nextId++, parts, merge, deadlineMs, onStarted, onProgress, onTest, onFailing, resolve, reject, timer: null, started: null, placeTest: null };
       job.onDeadline = () => onDeadline(job);
       queued.push(job);
       pump();
@@ -238,9 +243,12 @@ export function prepareGrading() {
  * run (`tests`: the suite's test names, in order); `onProgress(runs)` as runs
  * finish; `onTest(test, position)` with each test as soon as it is known, the
  * very entry the report will hold at `position` (a worker pool finishes its
- * parts independently, so positions may arrive out of order).
+ * parts independently, so positions may arrive out of order);
+ * `onFailing(position, name)` as soon as the test at `position` is known to
+ * fail, before its story is shrunk (it may come after that test's `onTest`
+ * when another worker found the failure first: ignore it then).
  */
-export async function gradeInWorker({ exercise, source, options, deadlineMs, onStarted, onProgress, onTest }) {
+export async function gradeInWorker({ exercise, source, options, deadlineMs, onStarted, onProgress, onTest, onFailing }) {
   // The caller names the budget (the page passes the registry's default,
   // `lesson.grading.seeds`), so the deadline is computed from what runs.
   const gradeOptions = { ...options };
@@ -258,6 +266,7 @@ export async function gradeInWorker({ exercise, source, options, deadlineMs, onS
       onStarted,
       onProgress,
       onTest,
+      onFailing,
       onDeadline: (job) => {
         if (!job.started) return notStarted(job);
         // The same keys, in the same order, as the grader's report for a submission that could not be run (grade.js).

@@ -19,24 +19,32 @@ import { createResultsView } from "./results-view.js";
 const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
-  return { status: "idle", started: false, runs: 0, report: null, error: null, linkProblem: null, source: null, tests: null, streamed: [], firstFailure: null, open: null, step: 0 };
+  return { status: "idle", started: false, runs: 0, report: null, error: null, linkProblem: null, source: null, tests: null, streamed: [], failing: [], firstFailure: null, open: null, step: 0 };
 }
 
 /**
  * `open`: { title, violation, trace, words, processes, token, source } of the failing run on show.
  * While a run is under way: `source` its code, `tests` the suite's test names (once the grader
- * has started), `streamed` the tests known so far by position, `firstFailure` the first failing
+ * has started), `streamed` the tests known so far by position, `failing` the names of the tests
+ * known to fail whose story is still being shrunk, by position, `firstFailure` the first failing
  * one's name.
  */
 export function update(state, action) {
   switch (action.type) {
     case "run-started":
       // The run on show was an earlier code's: it closes, and this run's failures can be opened as they arrive.
-      return { ...state, status: "running", started: false, runs: 0, error: null, linkProblem: null, source: action.source, tests: null, streamed: [], firstFailure: null, open: null, step: 0 };
+      return { ...state, status: "running", started: false, runs: 0, error: null, linkProblem: null, source: action.source, tests: null, streamed: [], failing: [], firstFailure: null, open: null, step: 0 };
     case "grader-started":
       return { ...state, started: true, tests: action.tests };
     case "progress":
       return { ...state, runs: action.runs };
+    case "failing": {
+      // Known to fail, its story still shrinking; a test already in (another worker found it first) stays as it is.
+      if (state.status !== "running" || state.streamed[action.position]) return state;
+      const failing = [...state.failing];
+      failing[action.position] = action.name;
+      return { ...state, failing, firstFailure: state.firstFailure ?? action.name };
+    }
     case "test": {
       if (state.status !== "running") return state;
       const streamed = [...state.streamed];
@@ -144,6 +152,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
         onStarted: ({ tests }) => dispatch({ type: "grader-started", tests }),
         onProgress: (runs) => dispatch({ type: "progress", runs }),
         onTest: (test, position) => dispatch({ type: "test", test, position }),
+        onFailing: (position, name) => dispatch({ type: "failing", position, name }),
       });
       dispatch({ type: "graded", report });
       // The same problems at their lines in the editor (a syntax error, a missing export, an exception).

@@ -1,7 +1,8 @@
 // What "Run tests" produced, on the page: while the tests run, one row per
 // test of the suite, each pending until its verdict arrives (a failing test
-// shows its message and "Show the failing run" as soon as it is known); when
-// all are in, the summary above them. Instead of the list: the hint before a
+// is marked failed as soon as a run breaks a rule, then shows its message
+// and "Show the failing run" once that run is shrunk); when all are in, the
+// summary above them. Instead of the list: the hint before a
 // first run, a submission's problems, or the grader's own failure.
 //
 // The list is updated in place, never rebuilt while it stays the same run's:
@@ -15,7 +16,8 @@ import { h } from "../dom.js";
  * opens a failing test's run. Returns `render(state)`, `state` being the
  * runner's (mount.js): `status`, `report`, `linkProblem`, `error`, and for
  * the run under way `tests` (the suite's test names, once the grader has
- * started), `streamed` (the tests known so far, by position) and
+ * started), `streamed` (the tests known so far, by position), `failing` (the
+ * names of tests known to fail whose story is being shrunk, by position) and
  * `firstFailure` (the name of the first failing test to arrive).
  */
 export function createResultsView(container, { file, onOpen }) {
@@ -32,24 +34,29 @@ export function createResultsView(container, { file, onOpen }) {
     body.replaceChildren(...children.filter(Boolean));
   }
 
-  /** Shows `names` in order, each with its test if known (else pending), and `summary` above them once given. */
-  function showList(names, tests, summary) {
+  /**
+   * Shows `names` in order, each with its test if known (else failing, its
+   * story being shrunk, if `failing` has it; else pending), and `summary`
+   * above them once given.
+   */
+  function showList(names, tests, summary, failing = []) {
     if (!list) {
       list = { element: h("ol", { class: "runner-tests" }), summary: null, rows: [] };
       body.replaceChildren(list.element);
     }
     names.forEach((name, position) => {
       const test = tests[position] ?? null;
+      const shrinking = test === null && failing[position] !== undefined;
       const shown = list.rows[position];
-      if (shown && sameTest(shown.test, test)) {
+      if (shown && sameTest(shown.test, test) && shown.shrinking === shrinking) {
         // The report's copy from now on, so the next render compares by identity.
         shown.test = test;
         return;
       }
-      const element = test ? testRow(test) : pendingRow(name);
+      const element = test ? testRow(test) : shrinking ? shrinkingRow(name) : pendingRow(name);
       if (shown) shown.element.replaceWith(element);
       else list.element.append(element);
-      list.rows[position] = { test, element };
+      list.rows[position] = { test, shrinking, element };
     });
     if (summary && !list.summary) {
       list.summary = summary;
@@ -66,6 +73,17 @@ export function createResultsView(container, { file, onOpen }) {
       h("span", { class: "runner-test-name" }, `${test.name}${test.runs > 1 ? ` (${test.runs} schedules)` : ""}`, h("span", { class: "visually-hidden" }, passed ? ": passed" : ": failed")),
       passed ? null : h("p", { class: "runner-test-message" }, test.message),
       test.counterexample ? h("button", { type: "button", class: "small", onclick: () => onOpen(test) }, "Show the failing run") : null,
+    );
+  }
+
+  /** A test known to fail whose failing run is still being shrunk to the shortest one that shows it. */
+  function shrinkingRow(name) {
+    return h(
+      "li",
+      { class: "runner-test is-failed is-shrinking" },
+      h("span", { class: "runner-test-mark", "aria-hidden": "true" }, "✗"),
+      h("span", { class: "runner-test-name" }, name, h("span", { class: "visually-hidden" }, ": failed")),
+      h("p", { class: "runner-test-message" }, "Failed. Finding the shortest run that shows it…"),
     );
   }
 
@@ -90,7 +108,7 @@ export function createResultsView(container, { file, onOpen }) {
       show(h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `The grader could not run: ${state.error}. Your code is saved; press Run tests to try again, or reload the page if it keeps failing.`));
     } else if (state.status === "running") {
       // Until the grader has started, the suite's tests are not known: nothing from an earlier run stays on show.
-      if (state.tests) showList(state.tests, state.streamed, null);
+      if (state.tests) showList(state.tests, state.streamed, null, state.failing);
       else show();
     } else if (state.report?.problems.length > 0) {
       show(h("div", { class: "runner-problems", role: "alert", tabindex: "-1" }, h("p", {}, `${file} could not be run:`), h("ul", {}, state.report.problems.map((problem) => h("li", {}, h("code", {}, problem))))));

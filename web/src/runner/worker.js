@@ -10,6 +10,8 @@
 // Messages out: { id, type: "started", fileName, maxScore, graderVersion, tests }  (engines loaded; learner code runs next;
 //                                                              tests: the suite's test names, in order)
 //               { id, type: "progress", runs }                (while grading)
+//               { id, type: "failing", index, name }           (while grading: the index-th test of this worker's
+//                                                              report has failed; its story is being shrunk)
 //               { id, type: "test", index, test }              (while grading: the index-th test of this
 //                                                              worker's report, as soon as it is finished)
 //               { id, type: "result", loaded: true }           (load)
@@ -48,7 +50,9 @@ self.addEventListener("message", async (event) => {
       let finished = 0;
       // Each test as soon as it is finished, so the page can show a failure while the rest still run.
       const onTest = (test) => self.postMessage({ id: request.id, type: "test", index: finished++, test });
-      const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun, onTest });
+      // A failure as soon as it is found, before its shrinking (hundreds of runs, at times): the next test to finish.
+      const onFailing = (name) => self.postMessage({ id: request.id, type: "failing", index: finished, name });
+      const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun, onTest, onFailing });
       self.postMessage({ id: request.id, type: "result", report });
     } else if (request.type === "replay") {
       const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
