@@ -77,22 +77,17 @@ export function createResultsView(container, { file, onOpen }) {
   }
 
   /** A test known to fail whose failing run is still being shrunk to the shortest one that shows it. */
-  function shrinkingRow(name) {
-    return h(
-      "li",
-      { class: "runner-test is-failed is-shrinking" },
-      h("span", { class: "runner-test-mark", "aria-hidden": "true" }, "✗"),
-      h("span", { class: "runner-test-name" }, name, h("span", { class: "visually-hidden" }, ": failed")),
-      h("p", { class: "runner-test-message" }, "Failed. Finding the shortest run that shows it…"),
-    );
-  }
+  const shrinkingRow = (name) => rowWithoutTest(name, { state: "is-failed is-shrinking", mark: "✗", heard: "failed", note: "Failed. Finding the shortest run that shows it…" });
+  const pendingRow = (name) => rowWithoutTest(name, { state: "is-pending", mark: "…", heard: "still running" });
 
-  function pendingRow(name) {
+  /** A row whose test is not in yet: its state's classes, its mark, what a screen reader hears after the name, a line of text. */
+  function rowWithoutTest(name, { state, mark, heard, note = null }) {
     return h(
       "li",
-      { class: "runner-test is-pending" },
-      h("span", { class: "runner-test-mark", "aria-hidden": "true" }, "…"),
-      h("span", { class: "runner-test-name" }, name, h("span", { class: "visually-hidden" }, ": still running")),
+      { class: `runner-test ${state}` },
+      h("span", { class: "runner-test-mark", "aria-hidden": "true" }, mark),
+      h("span", { class: "runner-test-name" }, name, h("span", { class: "visually-hidden" }, `: ${heard}`)),
+      note === null ? null : h("p", { class: "runner-test-message" }, note),
     );
   }
 
