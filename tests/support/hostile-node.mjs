@@ -65,10 +65,8 @@ export class GradingThread {
     this.worker.on("exit", () => {
       this.alive = false;
       const died = { kind: "died", error: String(this.crash?.stack ?? this.crash ?? "the thread exited").slice(0, 2000) };
-      if (this.current === null) {
-        if (!this.closed) this.death ??= died;
-      }
-      else this.#end(died);
+      if (this.current !== null) this.#end(died);
+      else if (!this.closed) this.death ??= died;
     });
     /** Jobs are graded one after another. */
     this.queue = Promise.resolve();

@@ -73,26 +73,25 @@ pub fn grade_submission(
     };
     let mut finished = |event: grader::TestEvent<'_>| -> Result<(), String> {
         match event {
-            grader::TestEvent::Failing { name } => {
-                let Some(on_failing) = &on_failing else { return Ok(()) };
-                on_failing
-                    .call1(&JsValue::NULL, &JsValue::from_str(name))
-                    .map(|_| ())
-                    .map_err(|error| format!("onFailing failed: {}", describe_js_error(&error)))
-            }
+            grader::TestEvent::Failing { name } => tell_host(on_failing.as_ref(), "onFailing", || name.to_string()),
             grader::TestEvent::Finished(test) => {
-                let Some(on_test) = &on_test else { return Ok(()) };
-                let json = serde_json::to_string(test).expect("reports serialize");
-                on_test
-                    .call1(&JsValue::NULL, &JsValue::from_str(&json))
-                    .map(|_| ())
-                    .map_err(|error| format!("onTest failed: {}", describe_js_error(&error)))
+                tell_host(on_test.as_ref(), "onTest", || serde_json::to_string(test).expect("reports serialize"))
             }
         }
     };
     let report = grader::dynamic::grade_json(exercise, &options, part, &mut run, &mut finished)
         .map_err(|message| JsError::new(&message))?;
     Ok(serde_json::to_string(&report).expect("reports serialize"))
+}
+
+/// Calls the host's optional `callback` (named `what` in errors) with one
+/// string, made only when there is a callback to hear it.
+fn tell_host(callback: Option<&js_sys::Function>, what: &str, text: impl FnOnce() -> String) -> Result<(), String> {
+    let Some(callback) = callback else { return Ok(()) };
+    callback
+        .call1(&JsValue::NULL, &JsValue::from_str(&text()))
+        .map(|_| ())
+        .map_err(|error| format!("{what} failed: {}", describe_js_error(&error)))
 }
 
 fn describe_js_error(error: &JsValue) -> String {
