@@ -11,7 +11,7 @@
 // native Rust and the conventional Vitest suite. Prints figures only.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startBrowser, openPage } from "../tests/support/browser.mjs";
+import { LEARNER_CHROMIUM, startBrowser, openPage } from "../tests/support/browser.mjs";
 import { lessonFile } from "../web/build/lesson-folder.mjs";
 
 const WARM_ROUNDS = 3;
@@ -19,7 +19,8 @@ const WARM_ROUNDS = 3;
 const TYPING_MS = 3_000;
 const NODE_FIGURES = fileURLToPath(new URL("../target/bench/node.json", import.meta.url));
 
-const session = await startBrowser();
+// The whole browser, as learners have it (the tests use the lighter headless shell).
+const session = await startBrowser({ executablePath: LEARNER_CHROMIUM });
 const chromium = {};
 let seeds = null;
 try {

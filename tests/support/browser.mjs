@@ -20,6 +20,18 @@ const CHROMIUM_ARGS = [
 ];
 
 /**
+ * The Chromium the tests drive: Debian's `chromium-headless-shell`, the same
+ * Blink and V8 (the same source package and version) as `chromium`, without
+ * the whole browser around them. Loading the lesson costs it less than half
+ * the CPU (0.38 CPU-s against 0.95, BENCHMARKS.md, "The test suite's own
+ * time"), and nearly every test opens a page; grading costs the same in both.
+ * `LEASELAB_CHROMIUM=/usr/bin/chromium` runs the tests in the whole browser.
+ */
+export const TEST_CHROMIUM = process.env.LEASELAB_CHROMIUM || "/usr/bin/chromium-headless-shell";
+/** The browser learners use: the benchmarks measure what they get (bench/browser.bench.mjs). */
+export const LEARNER_CHROMIUM = "/usr/bin/chromium";
+
+/**
  * The built page the tests serve: `web/dist`, or the folder named by
  * `LEASELAB_DIST` (to show that a new test fails on an older build).
  */
@@ -29,11 +41,12 @@ export const DIST_DIR = process.env.LEASELAB_DIST || `${ROOT}web/dist`;
  * Starts the server and the browser; returns `{ url, browser, close }`.
  * By default it serves DIST_DIR at `/`; `root`, `base` (a sub-path such as
  * `/course/leaselab/`) and `types` (MIME types per extension, to play a host
- * that gets one wrong) go to web/serve.mjs's `serveStatic`.
+ * that gets one wrong) go to web/serve.mjs's `serveStatic`; `executablePath`
+ * is the Chromium to launch (`TEST_CHROMIUM` unless told).
  */
-export async function startBrowser({ root = DIST_DIR, base = "/", types = {} } = {}) {
+export async function startBrowser({ root = DIST_DIR, base = "/", types = {}, executablePath = TEST_CHROMIUM } = {}) {
   const { server, url } = await serveStatic({ root, base, types });
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return {
     url,

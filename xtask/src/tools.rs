@@ -7,7 +7,9 @@ use crate::cmd::{self, command, output, root};
 
 /// Which optional parts a task needs.
 pub struct Needs {
-    /// Debian's Chromium and ChromeDriver, for browser tests.
+    /// Debian's Chromium, its headless shell and ChromeDriver, for browser
+    /// tests (the wasm-bindgen tests drive `chromium` through ChromeDriver;
+    /// the node tests drive the headless shell, tests/support/browser.mjs).
     pub browser: bool,
 }
 
@@ -17,7 +19,11 @@ pub fn ensure_all(needs: Needs) -> Result<(), String> {
     ensure_wasm_bindgen_cli()?;
     ensure_node_modules()?;
     if needs.browser {
-        ensure_debian_packages(&[("/usr/bin/chromium", "chromium"), ("/usr/bin/chromedriver", "chromium-driver")])?;
+        ensure_debian_packages(&[
+            ("/usr/bin/chromium", "chromium"),
+            ("/usr/bin/chromium-headless-shell", "chromium-headless-shell"),
+            ("/usr/bin/chromedriver", "chromium-driver"),
+        ])?;
     }
     Ok(())
 }
