@@ -3,13 +3,18 @@
 // same number of runs and produce the same report, byte for byte (the CLI
 // adds only its text timeline, which it renders from the same words). The
 // budget both use is the registry's default, and the page says which.
+//
+// This file runs in the whole browser learners use (`chromium`), while the
+// other browser tests drive the lighter headless shell (support/browser.mjs):
+// the page's core path (it loads, grades in its workers at the default
+// budget, and reports byte for byte what Node does) is checked in both.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
-import { startBrowser } from "./support/browser.mjs";
+import { LEARNER_CHROMIUM, startBrowser } from "./support/browser.mjs";
 import { openLesson } from "./support/lesson.mjs";
 import { loadNodeRegistry } from "../runner/node/engines.js";
 
@@ -18,7 +23,7 @@ const run = promisify(execFile);
 
 let session;
 before(async () => {
-  session = await startBrowser();
+  session = await startBrowser({ executablePath: LEARNER_CHROMIUM });
 });
 after(async () => {
   await session?.close();
