@@ -705,7 +705,8 @@ function casHarnessMain(namespace, opsJson, tools) {
       version = versionIn(answers[op.versionOf]);
       if (version === null) break; // an earlier answer already differs; the checker reports it
     }
-    const call = describeCall(op, version);
+    // Written out only for a failure's message: most operations never need it.
+    const call = () => describeCall(op, version);
     let result;
     try {
       if (op.op === "get") {
@@ -721,7 +722,7 @@ function casHarnessMain(namespace, opsJson, tools) {
           : store.compareAndSwap(op.key, op.nextValue, op.currentValue, options);
       }
     } catch (error) {
-      failure = describeThrown(call + " at t=" + nowMs + " ms", error);
+      failure = describeThrown(call() + " at t=" + nowMs + " ms", error);
       break;
     }
     if (failure !== null) break;
@@ -755,7 +756,7 @@ function casHarnessMain(namespace, opsJson, tools) {
         }
       }
     } catch (error) {
-      failure = call + " at t=" + nowMs + " ms returned " + describeValue(result) + ": " + safeText(read(error, "message").value, 300);
+      failure = call() + " at t=" + nowMs + " ms returned " + describeValue(result) + ": " + safeText(read(error, "message").value, 300);
     }
   }
   return stringify({ answers, failure, console: consoleLines });

@@ -212,8 +212,8 @@ function runCasInSandbox(sandbox, casMain, { source, fileName, caseJson, modules
       throw error;
     }
   }
-  const ops = vm.newString(opsJson);
-  const result = sandbox.guard(() => vm.callFunction(casMain, vm.undefined, namespace, ops, sandbox.tools));
+  const ops = sandbox.newString(opsJson);
+  const result = sandbox.guard(() => sandbox.call(casMain, vm.undefined, [namespace, ops, sandbox.tools]));
   if (!sandbox.broken) for (const handle of ownNamespace ? [namespace, ops] : [ops]) handle.dispose();
   if (result === null) return failed(`${fileName} ${sandbox.stopped}`);
   if (result.error) {
@@ -292,7 +292,7 @@ function runOnce(engines, sandbox, harness, { source, fileName, caseJson, handOf
       stopReason ??= sim.applyOutbox(text) ?? null;
     };
 
-    callHarness(begin, vm.newString(workloadJson))?.dispose();
+    callHarness(begin, sandbox.newString(workloadJson))?.dispose();
     for (let process = 0; process < sim.processes && !sandbox.stopped && stopReason === null; process += 1) {
       current = process;
       // The instance evaluated before the seal (fresh in every run), else one evaluated now.
@@ -306,7 +306,7 @@ function runOnce(engines, sandbox, harness, { source, fileName, caseJson, handOf
           return handOff ? sim.handOff() : sim.executionJson();
         }
       }
-      callHarness(start, vm.newNumber(process), namespace, vm.newString(sim.localNowAll()))?.dispose();
+      callHarness(start, vm.newNumber(process), namespace, sandbox.newString(sim.localNowAll()))?.dispose();
       sandbox.drainJobs();
       flushOutbox();
     }
@@ -318,7 +318,7 @@ function runOnce(engines, sandbox, harness, { source, fileName, caseJson, handOf
         callHarness(crashed, vm.newNumber(current))?.dispose();
         continue;
       }
-      callHarness(deliver, vm.newString(delivery))?.dispose();
+      callHarness(deliver, sandbox.newString(delivery))?.dispose();
       sandbox.drainJobs();
       flushOutbox();
     }

@@ -432,6 +432,8 @@ export function createSandbox(pool, { limits = DEFAULT_LIMITS, realNow = () => p
     tools,
     /** `vm.callFunction(fn, thisHandle, ...args)`, for the calls made on every step (see vm-bridge.js). */
     call: (fn, thisHandle, args) => bridge.call(fn, thisHandle, args),
+    /** `vm.newString(text)`, for the text handed over on every run and step (see vm-bridge.js). */
+    newString: (text) => bridge.newString(text),
     /**
      * Takes a copy of the engine's memory now, when the realm is sealed and
      * the harness loaded: every run then starts from exactly these bytes

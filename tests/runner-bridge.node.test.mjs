@@ -168,3 +168,52 @@ test("the wall-clock backstop counts from the start of a run, and again from eac
     sandbox.release();
   }
 });
+
+test("the sandbox's newString hands QuickJS the text vm.newString does, through a buffer of the same size", async () => {
+  await engines.quickjs.refill();
+  const sandbox = createSandbox(engines.quickjs, { limits: DEFAULT_LIMITS });
+  const { vm } = sandbox;
+  // The sizes asked of QuickJS's allocator while `make` runs: the same sizes keep its heap used the same way.
+  const module = vm.module;
+  // Also how often the library's own character-by-character writer ran.
+  const mallocs = (make) => {
+    const sizes = [];
+    let libraryWrites = 0;
+    const { _malloc: malloc, stringToUTF8 } = module;
+    module._malloc = (size) => {
+      sizes.push(size);
+      return malloc(size);
+    };
+    module.stringToUTF8 = (...args) => {
+      libraryWrites += 1;
+      return stringToUTF8(...args);
+    };
+    try {
+      const handle = make();
+      return { handle, sizes, libraryWrites };
+    } finally {
+      Object.assign(module, { _malloc: malloc, stringToUTF8 });
+    }
+  };
+  try {
+    // The string's UTF-16 code units, read inside the VM: what learner code would see.
+    const unitsOf = vm.unwrapResult(vm.evalCode("(text) => { const units = []; for (let i = 0; i < text.length; i += 1) units.push(text.charCodeAt(i)); return units.join(','); }"));
+    const seen = (handle) => vm.getString(vm.unwrapResult(vm.callFunction(unitsOf, vm.undefined, handle)));
+    const texts = ["", "lock", '[3,1,"10,12",1,{"ok":true,"version":9}]', "é ü ß — “quotes”", "emoji 🦀 and 𝄞", "x".repeat(70_000), "é".repeat(300), "🦀".repeat(200), "lone \uD800 surrogate", "\uDC00 at the start", `${"y".repeat(300)}\uD800`];
+    for (const text of texts) {
+      const label = JSON.stringify(text.slice(0, 40));
+      const fast = mallocs(() => sandbox.newString(text));
+      const plain = mallocs(() => vm.newString(text));
+      assert.equal(seen(fast.handle), seen(plain.handle), label);
+      assert.deepEqual(fast.sizes, plain.sizes, `${label}: the buffers asked for`);
+      assert.equal(plain.libraryWrites, 1, "the library writes its text itself");
+      // Long well-formed text takes the native way; short text and a lone surrogate the library's.
+      assert.equal(fast.libraryWrites, text.length >= 256 && text.isWellFormed() ? 0 : 1, `${label}: who wrote the text`);
+      fast.handle.dispose();
+      plain.handle.dispose();
+    }
+    unitsOf.dispose();
+  } finally {
+    sandbox.release();
+  }
+});
