@@ -6,7 +6,8 @@
 //
 // Screenshots go to test-artifacts/learner-*.png; `LEASELAB_SHOT_SUFFIX`
 // adds a suffix to their names (e.g. "-before", with `LEASELAB_DIST`
-// pointing at an older build, to compare).
+// pointing at an older build, to compare; `LEASELAB_STATE_TIMEOUT_MS=15000`
+// then keeps each missing state from waiting the whole default bound).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";

@@ -65,7 +65,19 @@ export async function startBrowser({ root = DIST_DIR, base = "/", types = {}, ex
  * needs to see, never for time, so the bound is generous and the same
  * everywhere (playwright's own default is 30 s).
  */
-export const STATE_TIMEOUT_MS = 5 * 60_000;
+export const STATE_TIMEOUT_MS = stateTimeoutMs(process.env.LEASELAB_STATE_TIMEOUT_MS);
+
+/**
+ * `LEASELAB_STATE_TIMEOUT_MS` shortens the bound, for runs that are meant to
+ * fail: showing that a new test fails on an older build (`LEASELAB_DIST`)
+ * would otherwise wait the whole bound at each missing state.
+ */
+function stateTimeoutMs(text) {
+  if (text === undefined || text === "") return 5 * 60_000;
+  const ms = Number(text);
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`LEASELAB_STATE_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(text)}`);
+  return ms;
+}
 
 /**
  * A fresh browser context (empty storage) with reduced motion, whose waits
