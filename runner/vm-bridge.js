@@ -1,8 +1,9 @@
 // The runner's hot path into QuickJS: calling a function, running promise
-// jobs and handing over text, once or more per simulated step. quickjs-emscripten's own
-// `callFunction` allocates the argument array with malloc and builds two
-// typed arrays on every call, and `executePendingJobs` one more array
-// (together about 6% of a lease grading's profile, BENCHMARKS.md, issue 18).
+// jobs and handing over text, once or more per simulated step.
+// quickjs-emscripten's own `callFunction` allocates the argument array with
+// malloc and builds two typed arrays on every call, and `executePendingJobs`
+// one more array (together about 6% of a lease grading's profile,
+// BENCHMARKS.md, issue 18).
 // These do the same through the same FFI functions, with one scratch array
 // allocated when the sandbox is made. They use quickjs-emscripten-core's
 // internals (`ffi`, `ctx`, `rt`, `memory`, `success`, `fail`) of the version
@@ -43,13 +44,14 @@ export function createVmBridge(vm, runtime) {
     typeof ffi.QTS_FreeValuePointer === "function" &&
     typeof ffi.QTS_ExecutePendingJob === "function" &&
     typeof ffi.QTS_FreeValuePointerRuntime === "function" &&
+    typeof ffi.QTS_NewString === "function" &&
     typeof module?._malloc === "function" &&
     typeof module._free === "function" &&
     module.HEAPU8 instanceof Uint8Array &&
     typeof memory?.heapValueHandle === "function" &&
     typeof vm.success === "function" &&
     typeof vm.fail === "function";
-  if (!usable || typeof ffi.QTS_NewString !== "function") {
+  if (!usable) {
     return {
       call: (fn, thisHandle, args) => vm.callFunction(fn, thisHandle, ...args),
       executeJobs: (max) => runtime.executePendingJobs(max),
