@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { startBrowser, axeViolations, screenshot, newContext } from "./support/browser.mjs";
 import { openLesson, STORAGE_KEY } from "./support/lesson.mjs";
 import { loadNodeEngines, loadNodeRegistry } from "../runner/node/engines.js";
+import { WARM_UP } from "../web/src/runner/client.js";
 
 // Every exercise the grader registers.
 const registry = await loadNodeRegistry();
@@ -73,7 +74,7 @@ for (const name of registry.names) {
   });
 }
 
-test("the grader's engines load when the learner starts editing, not when the page opens; the first run then grades as usual", async () => {
+test("the grader's engines load when the learner starts editing, not when the page opens, and warm up on the starter unseen; the first run then grades as usual", async () => {
   const { page, context, problems } = await openLesson(session);
   const engineDownloads = [];
   context.on("request", (request) => {
@@ -88,7 +89,16 @@ test("the grader's engines load when the learner starts editing, not when the pa
   const loading = context.waitForEvent("requestfinished", { predicate: (request) => new URL(request.url()).pathname.endsWith("/quickjs.wasm"), timeout: 60_000 });
   await exercise.locator(".cm-content").click();
   await loading;
-  assert.equal(await exercise.locator(".runner-summary, .runner-problems").count(), 0, "nothing was graded");
+  // Then the workers grade the starter a few times at a tiny budget, to warm up; none of it reaches the page.
+  // (warmUp() answers with a promise; each poll asks again and reads the last answer.)
+  await page.waitForFunction(() => {
+    window.leaselab.warmUp().then((state) => (window.warmUpSeen = state));
+    return ["done", "stopped"].includes(window.warmUpSeen?.state);
+  });
+  const warmUp = await page.evaluate(() => window.leaselab.warmUp());
+  assert.deepEqual(warmUp, { state: "done", gradings: WARM_UP.gradings }, "every warm-up grading ran, with no learner request in the way");
+  assert.equal(await exercise.locator(".runner-summary, .runner-problems, .runner-test").count(), 0, "nothing graded shows");
+  assert.equal(await exercise.locator(".runner-status").innerText(), "", "nor does any progress");
 
   await runTests(exercise);
   assert.match(await exercise.locator(".runner-summary").innerText(), /^(\d+) of (\d+) tests passed/);

@@ -47,7 +47,7 @@ class FakeWorker {
 }
 
 globalThis.Worker = FakeWorker;
-const { DeadlineError, gradeInWorker, labInWorker, prepareGrading, replayInWorker } = await import("../web/src/runner/client.js");
+const { DeadlineError, gradeInWorker, labInWorker, prepareGrading, replayInWorker, WARM_UP, warmUpState } = await import("../web/src/runner/client.js");
 // The page passes the registry's default budget; so do these tests.
 const { defaults } = await loadNodeRegistry();
 const PAGE_SEEDS = defaults.seeds;
@@ -254,4 +254,108 @@ test("a loading that fails or outlasts its deadline is forgotten: the next gradi
   started(fresh);
   fresh.answer({ id: fresh.last.id, type: "result", report: { score: 2 } });
   assert.deepEqual(await next, { score: 2 });
+});
+
+/** Lets the client's promise reactions run (the warm-up goes on from one). */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+const STARTER = { exercise: "lock", source: "// the starter" };
+
+test("after loading, the workers warm up on the starter: a few gradings at the tiny budget, one at a time, their reports thrown away", async () => {
+  await emptyLane();
+  prepareGrading(STARTER);
+  const worker = workers.at(-1);
+  assert.equal(worker.last.type, "load");
+  assert.equal(warmUpState().state, "loading");
+  worker.answer({ id: worker.last.id, type: "result", loaded: true });
+  for (let round = 0; round < WARM_UP.gradings; round += 1) {
+    await turn();
+    assert.equal(worker.last.type, "grade", `warm-up grading ${round + 1} is sent once the one before it answered`);
+    assert.equal(worker.last.source, STARTER.source);
+    assert.equal(worker.last.exercise, STARTER.exercise);
+    assert.equal(worker.last.options.seeds, WARM_UP.options.seeds);
+    assert.equal(worker.last.options.shrinkAttemptsMax, WARM_UP.options.shrinkAttemptsMax);
+    assert.deepEqual(warmUpState(), { state: "warming", gradings: round });
+    started(worker);
+    worker.answer({ id: worker.last.id, type: "test", index: 0, test: { name: "x", status: "failed" } });
+    worker.answer({ id: worker.last.id, type: "result", report: { score: 0 } });
+  }
+  await turn();
+  assert.deepEqual(warmUpState(), { state: "done", gradings: WARM_UP.gradings });
+  assert.equal(worker.posted.length, 1 + WARM_UP.gradings, "nothing more is sent");
+  assert.equal(worker.terminated, false);
+
+  // The learner's own "Run tests" then goes to the same, warmed worker, and hears only about its own tests.
+  const heard = [];
+  const grading = gradeInWorker({ exercise: "lock", source: "mine", options: { seeds: PAGE_SEEDS }, onTest: (test) => heard.push(test.name) });
+  assert.equal(worker.last.source, "mine");
+  worker.answer({ id: worker.last.id, type: "started", fileName: "lock.js", maxScore: 14, graderVersion: "9.9.9", tests: ["own"] });
+  worker.answer({ id: worker.last.id, type: "test", index: 0, test: { name: "own", status: "passed" } });
+  worker.answer({ id: worker.last.id, type: "result", report: { score: 14 } });
+  assert.deepEqual(await grading, { score: 14 });
+  assert.deepEqual(heard, ["own"]);
+});
+
+test("a learner's request during the warm-up waits only for the warm-up grading under way; no other warm-up grading starts after it", async () => {
+  await emptyLane();
+  prepareGrading(STARTER);
+  const worker = workers.at(-1);
+  worker.answer({ id: worker.last.id, type: "result", loaded: true });
+  await turn();
+  assert.equal(worker.last.source, STARTER.source, "the first warm-up grading runs");
+
+  const grading = grade({ exercise: "lock", source: "mine" });
+  assert.equal(worker.last.source, STARTER.source, "the learner's request waits for it");
+  worker.answer({ id: worker.last.id, type: "result", report: { score: 0 } });
+  assert.equal(worker.last.source, "mine", "then runs at once");
+  started(worker);
+  worker.answer({ id: worker.last.id, type: "result", report: { score: 14 } });
+  assert.deepEqual(await grading, { score: 14 });
+  await turn();
+  assert.equal(worker.last.source, "mine", "the warm-up did not go on");
+  assert.deepEqual(warmUpState(), { state: "stopped", gradings: 1 });
+
+  // A request made while the engines load: the warm-up never starts.
+  await emptyLane();
+  prepareGrading(STARTER);
+  const loading = workers.at(-1);
+  const early = grade({ exercise: "lock", source: "early" });
+  loading.answer({ id: loading.last.id, type: "result", loaded: true });
+  assert.equal(loading.last.source, "early");
+  await turn();
+  assert.deepEqual(warmUpState(), { state: "stopped", gradings: 0 });
+  started(loading);
+  loading.answer({ id: loading.last.id, type: "result", report: { score: 3 } });
+  assert.deepEqual(await early, { score: 3 });
+  await turn();
+  assert.equal(loading.last.source, "early", "nothing was sent after it");
+});
+
+test("a warm-up grading that fails or outlasts its deadline ends the warm-up quietly; the next grading meets no trace of it", async () => {
+  await emptyLane();
+  prepareGrading(STARTER);
+  const worker = workers.at(-1);
+  worker.answer({ id: worker.last.id, type: "result", loaded: true });
+  await turn();
+  worker.answer({ id: worker.last.id, type: "error", message: "the starter broke the grader" });
+  await turn();
+  assert.deepEqual(warmUpState(), { state: "stopped", gradings: 0 });
+  assert.equal(worker.posted.length, 2, "no more warm-up gradings");
+
+  await emptyLane();
+  prepareGrading(STARTER);
+  const slow = workers.at(-1);
+  slow.answer({ id: slow.last.id, type: "result", loaded: true });
+  await turn();
+  assert.equal(slow.last.source, STARTER.source);
+  mock.timers.tick(gradingDeadlineMs(WARM_UP.options.seeds));
+  await turn();
+  assert.equal(slow.terminated, true, "its deadline ends the workers, as any grading's does");
+  assert.deepEqual(warmUpState(), { state: "stopped", gradings: 0 });
+  const next = grade({ exercise: "lock", source: "next" });
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, slow);
+  started(fresh);
+  fresh.answer({ id: fresh.last.id, type: "result", report: { score: 5 } });
+  assert.deepEqual(await next, { score: 5 });
 });

@@ -124,7 +124,9 @@ function startLesson(lesson) {
     const options = { seeds: lesson.grading.seeds, ...request?.options };
     return import("./runner/client.js").then((module) => module.gradeInWorker({ ...request, options }));
   };
-  window.leaselab = { progress, grading: lesson.grading, exercises: lesson.exercises, grade };
+  // warmUp(): where the grading workers' warm-up is (client.js's warmUpState), for tests that wait for it.
+  const warmUp = () => import("./runner/client.js").then((module) => module.warmUpState());
+  window.leaselab = { progress, grading: lesson.grading, exercises: lesson.exercises, grade, warmUp };
 }
 
 /** Runs a mount; if it throws, says so in place and carries on with the rest of the page. */

@@ -55,6 +55,8 @@ function createLane(size = 1) {
   let active = null;
   /** Requests not yet posted, oldest first. */
   const queued = [];
+  /** How many requests were ever sent. */
+  let sent = 0;
 
   function startWorker(slot) {
     const own = new Worker(new URL("./grader-worker.js", import.meta.url), { type: "module" });
@@ -160,6 +162,7 @@ function createLane(size = 1) {
    * worker's "started" message, or null if none came.
    */
   function send(message, { parts = [message], merge = (answers) => answers[0], deadlineMs, onStarted, onProgress, onTest, onFailing, onDeadline }) {
+    sent += 1;
     return new Promise((resolve, reject) => {
       const job = { id: nextId++, parts, merge, deadlineMs, onStarted, onProgress, onTest, onFailing, resolve, reject, timer: null, started: null, placeTest: null };
       job.onDeadline = () => onDeadline(job);
@@ -178,11 +181,11 @@ function createLane(size = 1) {
    * itself if it is still there.
    */
   function prepare(message, deadlineMs) {
-    if (active || queued.length > 0 || workers.some((worker) => worker !== null)) return;
-    send(message, { parts: workers.map(() => message), merge: () => true, deadlineMs, onDeadline: (job) => job.resolve(false) }).catch(() => {});
+    if (active || queued.length > 0 || workers.some((worker) => worker !== null)) return null;
+    return send(message, { parts: workers.map(() => message), merge: () => true, deadlineMs, onDeadline: (job) => job.resolve(false) }).catch(() => false);
   }
 
-  return { send, prepare, size };
+  return { send, prepare, sentCount: () => sent, size };
 }
 
 /**
@@ -226,12 +229,67 @@ function notStarted(job) {
  * them: a learner who starts editing will soon run the tests, and a fresh
  * page's first grading otherwise starts by downloading and compiling them
  * (on a 2-core machine, a first "Run tests" after the focus went to the
- * editor took 0.5–0.8 s instead of 0.7–1.2 s; see BENCHMARKS.md). Nothing
+ * editor took 0.5–0.8 s instead of 0.7–1.2 s; see BENCHMARKS.md). With
+ * `warmUpWith` (`{ exercise, source }`, the exercise's starter), the loaded
+ * workers then warm up on it (`WARM_UP`, below); nothing the learner sees
  * is graded. The page calls it when the learner puts the focus in an
  * editor or points at "Run tests"; reading the lesson never loads them.
  */
-export function prepareGrading() {
-  grading.prepare({ type: "load" }, gradingDeadlineMs(1));
+export function prepareGrading(warmUpWith = null) {
+  const loading = grading.prepare({ type: "load" }, gradingDeadlineMs(1));
+  if (loading === null) return;
+  warmUpProgress = { state: "loading", gradings: 0 };
+  const sentSoFar = grading.sentCount();
+  loading.then((loaded) => (loaded && warmUpWith ? warmUp(warmUpWith, sentSoFar) : (warmUpProgress.state = loaded ? "done" : "stopped")));
+}
+
+/**
+ * After loading, the workers grade the exercise's starter a few times at a
+ * tiny budget, and throw the reports away. A fresh worker runs its first
+ * gradings slowly: the browser has not yet optimised the runner's code or
+ * QuickJS's and the simulation's hottest functions. Warmed while the learner
+ * types, the first "Run tests" 3 s after the focus went to an editor took
+ * 0.55–0.7 of the time (lock 445–469 → 247–313 ms, lease 653–655 →
+ * 428–464 ms on a 2-core machine; later runs unchanged: BENCHMARKS.md). Six
+ * warm-up gradings instead of three were no better. Each warm-up
+ * grading is short (about 0.1 s in a warm worker, since the budget is one
+ * seed and a few shrinking runs), and none starts once the learner asked
+ * for anything: a "Run tests" waits at most for the one under way. The
+ * starter is the lesson's own code, so it always ends.
+ */
+export const WARM_UP = Object.freeze({ gradings: 3, options: Object.freeze({ seeds: 1, shrinkAttemptsMax: 4 }) });
+
+/** Where the warm-up is: `{ state: "none" | "loading" | "warming" | "done" | "stopped", gradings }` (gradings finished). */
+let warmUpProgress = { state: "none", gradings: 0 };
+
+/** The warm-up's progress (a copy), for tests and the curious: `window.leaselab.warmUp()`. */
+export function warmUpState() {
+  return { ...warmUpProgress };
+}
+
+/** Warms the loaded workers up; `sentByUs` is how many requests the lane had when the loading was sent. */
+async function warmUp({ exercise, source }, sentByUs) {
+  const progress = warmUpProgress;
+  progress.state = "warming";
+  for (let round = 0; round < WARM_UP.gradings; round += 1) {
+    // A learner's request came: it runs (or ran) in workers already loaded, and warms them itself.
+    if (grading.sentCount() !== sentByUs) {
+      progress.state = "stopped";
+      return;
+    }
+    sentByUs += 1;
+    const message = { type: "grade", exercise, source, options: { ...WARM_UP.options } };
+    const parts = splitGrading(message.options, grading.size).map((options) => ({ ...message, options }));
+    const finished = await grading
+      .send(message, { parts, merge: () => true, deadlineMs: gradingDeadlineMs(WARM_UP.options.seeds), onDeadline: (job) => job.resolve(false) })
+      .catch(() => false);
+    if (!finished) {
+      progress.state = "stopped";
+      return;
+    }
+    progress.gradings += 1;
+  }
+  progress.state = "done";
 }
 
 /**

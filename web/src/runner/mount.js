@@ -110,10 +110,11 @@ export function mountRunner(root, { exercise, grading, progress }) {
     label: `${exercise.file}: your solution`,
     onChange: (text) => progress.setDraft(exercise.name, text),
   });
-  // Editing, or about to press "Run tests": the engines load meanwhile (client.js).
-  editorHost.addEventListener("focusin", prepareGrading);
-  runButton.addEventListener("focus", prepareGrading);
-  runButton.addEventListener("pointerenter", prepareGrading);
+  // Editing, or about to press "Run tests": the engines load meanwhile, and warm up on the starter (client.js).
+  const prepare = () => prepareGrading({ exercise: exercise.name, source: exercise.starter });
+  editorHost.addEventListener("focusin", prepare);
+  runButton.addEventListener("focus", prepare);
+  runButton.addEventListener("pointerenter", prepare);
 
   /**
    * The starter in the editor, no draft saved, no result on show: what
