@@ -17,6 +17,12 @@ import { lessonFile } from "../web/build/lesson-folder.mjs";
 const WARM_ROUNDS = 3;
 /** How long the learner types between putting the focus in the editor and running the tests (a guess, labelled as one). */
 const TYPING_MS = 3_000;
+/**
+ * How long the learner looks at a result before pressing "Run tests" again
+ * (a guess, labelled as one; a person takes longer). The page's workers use
+ * it to make the next grading's sandboxes (grade.js, `prepareNextGrading`).
+ */
+const READING_MS = 500;
 const NODE_FIGURES = fileURLToPath(new URL("../target/bench/node.json", import.meta.url));
 
 // The whole browser, as learners have it (the tests use the lighter headless shell).
@@ -29,22 +35,23 @@ try {
   const exercises = await first.evaluate(() => Object.keys(window.leaselab.exercises));
   seeds = await first.evaluate(() => window.leaselab.grading.seeds);
   await firstContext.close();
-  console.log(`suites in headless Chromium (page worker; ${seeds} random seeds, the page's default, + named scenarios): cold = a fresh page's first "Run tests", warm = best of the next ${WARM_ROUNDS}`);
+  console.log(`suites in headless Chromium (page worker; ${seeds} random seeds, the page's default, + named scenarios): cold = a fresh page's first "Run tests", warm = best of the next ${WARM_ROUNDS}, each ${READING_MS} ms after the one before`);
   for (const exercise of exercises) {
     const source = readFileSync(lessonFile(exercise, "solution.js"), "utf8");
     const { page, context } = await openPage(session.browser, session.url);
     await page.waitForSelector("html[data-lesson-ready]");
     const timings = await page.evaluate(
-      async ({ exercise, source, rounds }) => {
+      async ({ exercise, source, rounds, readingMs }) => {
         const results = [];
         for (let round = 0; round < rounds; round += 1) {
+          if (round > 0) await new Promise((resolve) => setTimeout(resolve, readingMs));
           const started = performance.now();
           const report = await window.leaselab.grade({ exercise, source });
           results.push({ ms: performance.now() - started, runs: report.tests.reduce((sum, test) => sum + test.runs, 0), passed: report.score === report.maxScore });
         }
         return results;
       },
-      { exercise, source, rounds: 1 + WARM_ROUNDS },
+      { exercise, source, rounds: 1 + WARM_ROUNDS, readingMs: READING_MS },
     );
     await context.close();
     const [cold, ...warm] = timings;
@@ -73,7 +80,7 @@ try {
     console.log(`  ${exercise.padEnd(8)} ${ms.toFixed(0).padStart(5)} ms (cold ${chromium[exercise].coldMs.toFixed(0)} ms, warm ${chromium[exercise].warmMs.toFixed(0)} ms)`);
   }
 
-  console.log(`first failure on screen, the lesson's starters (which fail), "Run tests" clicked in the page at its default budget (${seeds} seeds), warm (best of ${WARM_ROUNDS} after a first run): first failing row in the page / summary (all tests in)`);
+  console.log(`first failure on screen, the lesson's starters (which fail), "Run tests" clicked in the page at its default budget (${seeds} seeds), warm (best of ${WARM_ROUNDS} after a first run, each ${READING_MS} ms after the one before): first failing row in the page / summary (all tests in)`);
   for (const exercise of exercises) {
     const { page, context } = await openPage(session.browser, session.url);
     await page.waitForSelector("html[data-lesson-ready]");
@@ -81,7 +88,10 @@ try {
     await runner.scrollIntoViewIfNeeded();
     await page.locator(`#exercise-${exercise} .exercise-runner[data-ready="true"] .cm-editor`).waitFor();
     const rounds = [];
-    for (let round = 0; round < 1 + WARM_ROUNDS; round += 1) rounds.push(await page.evaluate(clickRunTests, exercise));
+    for (let round = 0; round < 1 + WARM_ROUNDS; round += 1) {
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, READING_MS));
+      rounds.push(await page.evaluate(clickRunTests, exercise));
+    }
     await context.close();
     const warm = rounds.slice(1);
     const best = (key) => Math.min(...warm.map((one) => one[key]));

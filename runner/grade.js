@@ -1,7 +1,7 @@
 // Grades a learner's source file: first a preflight (does it parse, does it
 // export what the exercise needs?), then the Rust grader's full suite, with
 // every case run in the sandbox by `runCase`.
-import { createCaseRunner, loadModule, ModuleError } from "./run-case.js";
+import { createCaseRunner, loadModule, makeHarnessSandbox, ModuleError, releaseHarnessSandbox } from "./run-case.js";
 import { SOURCE_BYTES_MAX } from "./limits.js";
 import { registryOf } from "./registry.js";
 import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
@@ -35,10 +35,15 @@ export function closestName(wanted, names) {
  * exercise's registry entry). Returns a list of problems, each one sentence
  * naming the file and what to do.
  */
-export function preflight(quickjs, { spec, source, fileName }) {
+export function preflight(quickjs, { spec, source, fileName, sandbox: madeAhead = null }) {
   const tooLarge = sizeProblem(source, fileName);
-  if (tooLarge) return [tooLarge];
-  const sandbox = createSandbox(quickjs, { limits: DEFAULT_LIMITS });
+  if (tooLarge) {
+    madeAhead?.release();
+    return [tooLarge];
+  }
+  const sandbox = madeAhead ?? createSandbox(quickjs, { limits: DEFAULT_LIMITS });
+  // A sandbox made ahead (`prepareNextGrading`) was made a while ago: its wall-clock backstop counts from now.
+  if (madeAhead) sandbox.restartClock();
   const { vm } = sandbox;
   try {
     let namespace;
@@ -102,14 +107,17 @@ export async function gradeSource(engines, { exercise, source, fileName, options
   const registry = registryOf(engines.leaselab);
   const spec = registry.exercise(exercise);
   const file = fileName ?? spec.file;
-  // A fresh QuickJS instance for this submission: nothing an earlier one did can reach it.
-  engines.quickjs.beginSubmission();
+  // Fresh QuickJS instances for this submission, nothing an earlier one did can reach them: made
+  // ahead for it (`prepareNextGrading`), or now.
+  const ready = takePrepared(engines, { exercise, fileName: file, limits });
+  if (ready === null) engines.quickjs.beginSubmission();
   await engines.quickjs.refill();
-  const problems = preflight(engines.quickjs, { spec, source, fileName: file });
+  const problems = preflight(engines.quickjs, { spec, source, fileName: file, sandbox: ready?.preflight });
   if (problems.length > 0) {
+    if (ready) releaseHarnessSandbox(ready.runner);
     return { exercise, graderVersion: registry.graderVersion, score: 0, maxScore: spec.maxScore, problems, tests: [] };
   }
-  const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits });
+  const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits, prepared: ready?.runner });
   try {
     const handOff = { handOff: true };
     const run = (caseJson) => {
@@ -121,6 +129,67 @@ export async function gradeSource(engines, { exercise, source, fileName, options
   } finally {
     runner.dispose();
   }
+}
+
+/**
+ * The sandboxes of a grading made ahead, by engines: `{ exercise, fileName,
+ * limits, submission, preflight, runner }` (see `prepareNextGrading`).
+ */
+const madeAhead = new WeakMap();
+
+/**
+ * Makes, now, the sandboxes the next grading of `exercise` will need, so
+ * that it starts at the learner's code: the preflight's sandbox and the
+ * runner's, with its harness (`makeHarnessSandbox`), each in a fresh QuickJS
+ * instance, exactly as `gradeSource` makes them. A host calls it once it has
+ * answered, while nothing else runs (the page's worker does; a CLI thread
+ * has no idle time to spend). These steps cost about a sixth of a part of
+ * a warm suite in the page (BENCHMARKS.md). What was made is dropped if the
+ * next grading is of another exercise, file or limits, or if another
+ * submission began meanwhile (a replay).
+ */
+export async function prepareNextGrading(engines, { exercise, fileName, limits = DEFAULT_LIMITS }) {
+  dropPrepared(engines);
+  const spec = registryOf(engines.leaselab).exercise(exercise);
+  engines.quickjs.beginSubmission();
+  await engines.quickjs.refill();
+  const submission = engines.quickjs.submissions;
+  const preflightSandbox = createSandbox(engines.quickjs, { limits: DEFAULT_LIMITS });
+  let runner;
+  try {
+    runner = makeHarnessSandbox(engines, { exercise, fileName: fileName ?? spec.file, limits });
+  } catch (error) {
+    preflightSandbox.release();
+    throw error;
+  }
+  madeAhead.set(engines, { exercise, fileName: fileName ?? spec.file, limits, submission, preflight: preflightSandbox, runner });
+}
+
+/** Whether a grading of `exercise` would start from sandboxes made ahead (for tests). */
+export function isGradingPrepared(engines, exercise) {
+  const ready = madeAhead.get(engines);
+  return ready !== undefined && ready.exercise === exercise && ready.submission === engines.quickjs.submissions;
+}
+
+/** The sandboxes made ahead for exactly this grading, or null (anything else made ahead is freed). */
+function takePrepared(engines, { exercise, fileName, limits }) {
+  const ready = madeAhead.get(engines);
+  if (ready === undefined) return null;
+  madeAhead.delete(engines);
+  if (ready.exercise === exercise && ready.fileName === fileName && ready.limits === limits && ready.submission === engines.quickjs.submissions) return ready;
+  release(ready);
+  return null;
+}
+
+function dropPrepared(engines) {
+  const ready = madeAhead.get(engines);
+  madeAhead.delete(engines);
+  if (ready) release(ready);
+}
+
+function release(ready) {
+  ready.preflight.release();
+  releaseHarnessSandbox(ready.runner);
 }
 
 /**

@@ -85,10 +85,12 @@ export function describeModuleError(info, fileName, stopped = null) {
  * runs cannot see one another, even after a stop; a sandbox whose engine
  * broke down is replaced.
  */
-export function createCaseRunner(engines, { exercise, source, fileName, limits = DEFAULT_LIMITS }) {
+export function createCaseRunner(engines, { exercise, source, fileName, limits = DEFAULT_LIMITS, prepared = null }) {
   const spec = registryOf(engines.leaselab).exercise(exercise);
   // The cas exercise's module is a store the runner calls; the others run as simulated processes.
   const drivesStore = spec.drive === "store";
+  /** The first sandbox, made ahead with its harness (`makeHarnessSandbox`), if the host made one. */
+  let madeAhead = prepared;
   let sandbox = null;
   /** The harness's main function: `harnessMain`, or the cas exercise's `casHarnessMain`. */
   let harnessMain = null;
@@ -121,10 +123,8 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
    */
   const makeSandbox = () => {
     for (;;) {
-      sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
-      const harnessSource = drivesStore ? CAS_HARNESS_SOURCE : HARNESS_SOURCE;
-      harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(harnessSource, "harness.js"));
-      harness = drivesStore ? null : startHarness(sandbox, harnessMain, { exercise, fileName, storeKey: spec.key, processes: spec.processesMax });
+      ({ sandbox, harnessMain, harness } = madeAhead ?? makeHarnessSandbox(engines, { exercise, fileName, limits }));
+      madeAhead = null;
       modules = [];
       while (modules.length < modulesWanted) {
         sandbox.beginRun();
@@ -183,7 +183,34 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
     if (sandbox.broken || !sandbox.restores) retire();
     return result;
   };
-  return { run, dispose: retire };
+  const dispose = () => {
+    retire();
+    if (madeAhead !== null) releaseHarnessSandbox(madeAhead);
+    madeAhead = null;
+  };
+  return { run, dispose };
+}
+
+/**
+ * A runner's sandbox before any of the learner's code is in it: a fresh
+ * QuickJS instance, the sealed realm, the harness (and, for a simulated
+ * exercise, its instance with each process's ctx). `{ sandbox, harnessMain,
+ * harness }`. Nothing in it depends on the submission, so a host may make
+ * it ahead of the grading (grade.js, `prepareNextGrading`): the same steps
+ * in a fresh instance give the same bytes whenever they run.
+ */
+export function makeHarnessSandbox(engines, { exercise, fileName, limits = DEFAULT_LIMITS }) {
+  const spec = registryOf(engines.leaselab).exercise(exercise);
+  const drivesStore = spec.drive === "store";
+  const sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
+  const harnessMain = sandbox.vm.unwrapResult(sandbox.vm.evalCode(drivesStore ? CAS_HARNESS_SOURCE : HARNESS_SOURCE, "harness.js"));
+  const harness = drivesStore ? null : startHarness(sandbox, harnessMain, { exercise, fileName, storeKey: spec.key, processes: spec.processesMax });
+  return { sandbox, harnessMain, harness };
+}
+
+/** Frees a sandbox from `makeHarnessSandbox` that no runner used. */
+export function releaseHarnessSandbox({ sandbox, harnessMain, harness }) {
+  sandbox.release([harnessMain, ...(harness === null ? [] : Object.values(harness))].filter((handle) => handle?.alive));
 }
 
 /** Runs one cas case: the operations against the learner's store, no simulation. */
