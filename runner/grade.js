@@ -108,10 +108,12 @@ export async function gradeSource(engines, { exercise, source, fileName, options
   const spec = registry.exercise(exercise);
   const file = fileName ?? spec.file;
   // Fresh QuickJS instances for this submission, nothing an earlier one did can reach them: made
-  // ahead for it (`prepareNextGrading`), or now.
+  // ahead for it (`prepareNextGrading`, which also made the spares a grading may need), or now.
   const ready = takePrepared(engines, { exercise, fileName: file, limits });
-  if (ready === null) engines.quickjs.beginSubmission();
-  await engines.quickjs.refill();
+  if (ready === null) {
+    engines.quickjs.beginSubmission();
+    await engines.quickjs.refill();
+  }
   const problems = preflight(engines.quickjs, { spec, source, fileName: file, sandbox: ready?.preflight });
   if (problems.length > 0) {
     if (ready) releaseHarnessSandbox(ready.runner);
