@@ -145,8 +145,10 @@ const madeAhead = new WeakMap();
  * runner's, with its harness (`makeHarnessSandbox`), each in a fresh QuickJS
  * instance, exactly as `gradeSource` makes them. A host calls it once it has
  * answered, while nothing else runs (the page's worker does; a CLI thread
- * has no idle time to spend). These steps cost about a sixth of a part of
- * a warm suite in the page (BENCHMARKS.md). What was made is dropped if the
+ * has no idle time to spend). These steps are most of what a grading does
+ * before its first run (about 14 of 16 ms for lock, in Node): made
+ * ahead, the first failure reached the page in 20–36 ms instead of 36–77
+ * (BENCHMARKS.md, "A seventh pass"). What was made is dropped if the
  * next grading is of another exercise, file or limits, or if another
  * submission began meanwhile (a replay).
  */
