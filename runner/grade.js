@@ -41,7 +41,7 @@ export function preflight(quickjs, { spec, source, fileName, sandbox: madeAhead 
     madeAhead?.release();
     return [tooLarge];
   }
-  const sandbox = madeAhead ?? createSandbox(quickjs, { limits: DEFAULT_LIMITS });
+  const sandbox = madeAhead ?? makePreflightSandbox(quickjs);
   // A sandbox made ahead (`prepareNextGrading`) was made a while ago: its wall-clock backstop counts from now.
   if (madeAhead) sandbox.restartClock();
   const { vm } = sandbox;
@@ -79,6 +79,11 @@ export function preflight(quickjs, { spec, source, fileName, sandbox: madeAhead 
   } finally {
     sandbox.release();
   }
+}
+
+/** The preflight's sandbox: the default limits, in the pool's current instance. */
+function makePreflightSandbox(quickjs) {
+  return createSandbox(quickjs, { limits: DEFAULT_LIMITS });
 }
 
 /** A source over the cap never reaches the VM (copying 200 MB into a 32 MiB engine fails in raw wasm errors). */
@@ -154,19 +159,19 @@ const madeAhead = new WeakMap();
  */
 export async function prepareNextGrading(engines, { exercise, fileName, limits = DEFAULT_LIMITS }) {
   dropPrepared(engines);
-  const spec = registryOf(engines.leaselab).exercise(exercise);
+  const file = fileName ?? registryOf(engines.leaselab).exercise(exercise).file;
   engines.quickjs.beginSubmission();
   await engines.quickjs.refill();
   const submission = engines.quickjs.submissions;
-  const preflightSandbox = createSandbox(engines.quickjs, { limits: DEFAULT_LIMITS });
+  const preflightSandbox = makePreflightSandbox(engines.quickjs);
   let runner;
   try {
-    runner = makeHarnessSandbox(engines, { exercise, fileName: fileName ?? spec.file, limits });
+    runner = makeHarnessSandbox(engines, { exercise, fileName: file, limits });
   } catch (error) {
     preflightSandbox.release();
     throw error;
   }
-  madeAhead.set(engines, { exercise, fileName: fileName ?? spec.file, limits, submission, preflight: preflightSandbox, runner });
+  madeAhead.set(engines, { exercise, fileName: file, limits, submission, preflight: preflightSandbox, runner });
 }
 
 /** Whether a grading of `exercise` would start from sandboxes made ahead (for tests). */

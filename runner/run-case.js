@@ -101,7 +101,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
   /** How many instances a new sandbox evaluates before its seal (fewer if evaluating them fails). */
   let modulesWanted = drivesStore ? 1 : spec.processesMax;
 
-  const handlesOfSandbox = () => [harnessMain, ...(harness === null ? [] : Object.values(harness)), ...modules].filter((handle) => handle?.alive);
+  const handlesOfSandbox = () => [...harnessHandles({ harnessMain, harness }), ...modules].filter((handle) => handle?.alive);
   const retire = () => {
     sandbox?.release(handlesOfSandbox());
     sandbox = null;
@@ -208,9 +208,14 @@ export function makeHarnessSandbox(engines, { exercise, fileName, limits = DEFAU
   return { sandbox, harnessMain, harness };
 }
 
+/** The handles a sandbox from `makeHarnessSandbox` holds: its harness's. */
+function harnessHandles({ harnessMain, harness }) {
+  return [harnessMain, ...(harness === null ? [] : Object.values(harness))];
+}
+
 /** Frees a sandbox from `makeHarnessSandbox` that no runner used. */
-export function releaseHarnessSandbox({ sandbox, harnessMain, harness }) {
-  sandbox.release([harnessMain, ...(harness === null ? [] : Object.values(harness))].filter((handle) => handle?.alive));
+export function releaseHarnessSandbox(made) {
+  made.sandbox.release(harnessHandles(made).filter((handle) => handle?.alive));
 }
 
 /** Runs one cas case: the operations against the learner's store, no simulation. */

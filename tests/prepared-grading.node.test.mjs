@@ -50,6 +50,20 @@ test("a memory bomb, a syntax error and a missing export get the same report fro
   assert.match(missing.report.problems.join(" "), /must export `lead`/);
 });
 
+test("after a hostile submission, the sandboxes made ahead carry nothing of it: the next one's report is the one it gets alone", async () => {
+  // The heap probe reports, in its message, how much memory earlier code left behind.
+  const next = { exercise: "lock", source: read("./fixtures/hostile/lock/heap-probe-across-runs.js"), options: { seeds: 2 } };
+  const alone = JSON.stringify(await gradeSource(engines, next));
+  for (const hostile of ["memory-big-string.js", "caught-out-of-memory.js", "heap-probe-across-runs.js"]) {
+    await gradeSource(engines, { exercise: "lock", source: read(`./fixtures/hostile/lock/${hostile}`), options: { seeds: 2 } });
+    const itsInstance = engines.quickjs.current;
+    await prepareNextGrading(engines, { exercise: "lock" });
+    assert.equal(isGradingPrepared(engines, "lock"), true);
+    assert.notEqual(engines.quickjs.current, itsInstance, `made in fresh QuickJS instances, not in ${hostile}'s`);
+    assert.equal(JSON.stringify(await gradeSource(engines, next)), alone, `after ${hostile}`);
+  }
+});
+
 test("sandboxes made for one grading are not used by another: another exercise, or after another submission began (a replay)", async () => {
   await prepareNextGrading(engines, { exercise: "lock" });
   const cas = lessonFile("cas", "solution");

@@ -261,6 +261,16 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 const STARTER = { exercise: "lock", source: "// the starter" };
 
+/** A fresh lane whose engines loaded (the focus went to an editor): its worker, at its first warm-up grading. */
+async function warming() {
+  await emptyLane();
+  prepareGrading(STARTER);
+  const worker = workers.at(-1);
+  worker.answer({ id: worker.last.id, type: "result", loaded: true });
+  await turn();
+  return worker;
+}
+
 test("after loading, the workers warm up on the starter: a few gradings at the tiny budget, one at a time, their reports thrown away", async () => {
   await emptyLane();
   prepareGrading(STARTER);
@@ -297,11 +307,7 @@ test("after loading, the workers warm up on the starter: a few gradings at the t
 });
 
 test("a learner's request during the warm-up waits only for the warm-up grading under way; no other warm-up grading starts after it", async () => {
-  await emptyLane();
-  prepareGrading(STARTER);
-  const worker = workers.at(-1);
-  worker.answer({ id: worker.last.id, type: "result", loaded: true });
-  await turn();
+  const worker = await warming();
   assert.equal(worker.last.source, STARTER.source, "the first warm-up grading runs");
 
   const grading = grade({ exercise: "lock", source: "mine" });
@@ -332,21 +338,13 @@ test("a learner's request during the warm-up waits only for the warm-up grading 
 });
 
 test("a warm-up grading that fails or outlasts its deadline ends the warm-up quietly; the next grading meets no trace of it", async () => {
-  await emptyLane();
-  prepareGrading(STARTER);
-  const worker = workers.at(-1);
-  worker.answer({ id: worker.last.id, type: "result", loaded: true });
-  await turn();
+  const worker = await warming();
   worker.answer({ id: worker.last.id, type: "error", message: "the starter broke the grader" });
   await turn();
   assert.deepEqual(warmUpState(), { state: "stopped", gradings: 0 });
   assert.equal(worker.posted.length, 2, "no more warm-up gradings");
 
-  await emptyLane();
-  prepareGrading(STARTER);
-  const slow = workers.at(-1);
-  slow.answer({ id: slow.last.id, type: "result", loaded: true });
-  await turn();
+  const slow = await warming();
   assert.equal(slow.last.source, STARTER.source);
   mock.timers.tick(gradingDeadlineMs(WARM_UP.options.seeds));
   await turn();

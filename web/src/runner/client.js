@@ -240,7 +240,10 @@ export function prepareGrading(warmUpWith = null) {
   if (loading === null) return;
   warmUpProgress = { state: "loading", gradings: 0 };
   const sentSoFar = grading.sentCount();
-  loading.then((loaded) => (loaded && warmUpWith ? warmUp(warmUpWith, sentSoFar) : (warmUpProgress.state = loaded ? "done" : "stopped")));
+  loading.then((loaded) => {
+    if (loaded && warmUpWith) return warmUp(warmUpWith, sentSoFar);
+    warmUpProgress.state = loaded ? "done" : "stopped";
+  });
 }
 
 /**
