@@ -1,7 +1,7 @@
 // Grades a learner's source file: first a preflight (does it parse, does it
 // export what the exercise needs?), then the Rust grader's full suite, with
 // every case run in the sandbox by `runCase`.
-import { createCaseRunner, loadModule, makeHarnessSandbox, ModuleError, releaseHarnessSandbox } from "./run-case.js";
+import { createCaseRunner, loadModule, ModuleError } from "./run-case.js";
 import { SOURCE_BYTES_MAX } from "./limits.js";
 import { registryOf } from "./registry.js";
 import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
@@ -35,15 +35,10 @@ export function closestName(wanted, names) {
  * exercise's registry entry). Returns a list of problems, each one sentence
  * naming the file and what to do.
  */
-export function preflight(quickjs, { spec, source, fileName, sandbox: madeAhead = null }) {
+export function preflight(quickjs, { spec, source, fileName }) {
   const tooLarge = sizeProblem(source, fileName);
-  if (tooLarge) {
-    madeAhead?.release();
-    return [tooLarge];
-  }
-  const sandbox = madeAhead ?? makePreflightSandbox(quickjs);
-  // A sandbox made ahead (`prepareNextGrading`) was made a while ago: its wall-clock backstop counts from now.
-  if (madeAhead) sandbox.restartClock();
+  if (tooLarge) return [tooLarge];
+  const sandbox = createSandbox(quickjs, { limits: DEFAULT_LIMITS });
   const { vm } = sandbox;
   try {
     let namespace;
@@ -81,11 +76,6 @@ export function preflight(quickjs, { spec, source, fileName, sandbox: madeAhead 
   }
 }
 
-/** The preflight's sandbox: the default limits, in the pool's current instance. */
-function makePreflightSandbox(quickjs) {
-  return createSandbox(quickjs, { limits: DEFAULT_LIMITS });
-}
-
 /** A source over the cap never reaches the VM (copying 200 MB into a 32 MiB engine fails in raw wasm errors). */
 function sizeProblem(source, fileName) {
   const bytes = new TextEncoder().encode(source).length;
@@ -98,10 +88,12 @@ function formatBytes(bytes) {
 }
 
 /**
- * Grades `source` for `exercise`. Resolves to the suite report (the Rust
- * grader's shape: `{ exercise, score, maxScore, tests: [...] }`), plus
- * `problems`: when the submission could not be run at all (a syntax error, a
- * missing export), one sentence each, and no tests.
+ * Grades `source` for `exercise` in the engine (crates/engine: QuickJS and
+ * the simulation in one wasm module, the runner's loop in Rust). Resolves
+ * to the suite report (the Rust grader's shape: `{ exercise, score,
+ * maxScore, tests: [...] }`), plus `problems`: when the submission could not
+ * be run at all (a syntax error, a missing export), one sentence each, and
+ * no tests.
  * `onRun()` before each run; `onTest(test)` with each test as soon as it is
  * finished, in the report's order, equal to the report's entry (parsed from
  * the same JSON); `onFailing(name)` as soon as the next test has failed,
@@ -112,19 +104,34 @@ export async function gradeSource(engines, { exercise, source, fileName, options
   const registry = registryOf(engines.leaselab);
   const spec = registry.exercise(exercise);
   const file = fileName ?? spec.file;
-  // Fresh QuickJS instances for this submission, nothing an earlier one did can reach them: made
-  // ahead for it (`prepareNextGrading`, which also made the spares a grading may need), or now.
-  const ready = takePrepared(engines, { exercise, fileName: file, limits });
-  if (ready === null) {
-    engines.quickjs.beginSubmission();
-    await engines.quickjs.refill();
-  }
-  const problems = preflight(engines.quickjs, { spec, source, fileName: file, sandbox: ready?.preflight });
+  const tooLarge = sizeProblem(source, file);
+  const notRun = (problems) => ({ exercise, graderVersion: registry.graderVersion, score: 0, maxScore: spec.maxScore, problems, tests: [] });
+  if (tooLarge) return notRun([tooLarge]);
+  const graded = JSON.parse(
+    engines.leaselab.gradeInEngine(exercise, source, file, options, limits, onTest && ((testJson) => onTest(JSON.parse(testJson))), onFailing, onRun),
+  );
+  if (graded.problems) return notRun(graded.problems);
+  return { ...graded, problems: [] };
+}
+
+/**
+ * `gradeSource` in the JavaScript runner: the same grading, with QuickJS in
+ * its own wasm instances (quickjs-emscripten) and the loop in
+ * `run-case.js`. Lab mode runs learner code this way; the engine is held to
+ * give the same reports (tests/engine-parity.node.test.mjs).
+ */
+export async function gradeSourceInSandbox(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun, onTest, onFailing }) {
+  const registry = registryOf(engines.leaselab);
+  const spec = registry.exercise(exercise);
+  const file = fileName ?? spec.file;
+  // Fresh QuickJS instances for this submission: nothing an earlier one did can reach them.
+  engines.quickjs.beginSubmission();
+  await engines.quickjs.refill();
+  const problems = preflight(engines.quickjs, { spec, source, fileName: file });
   if (problems.length > 0) {
-    if (ready) releaseHarnessSandbox(ready.runner);
     return { exercise, graderVersion: registry.graderVersion, score: 0, maxScore: spec.maxScore, problems, tests: [] };
   }
-  const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits, prepared: ready?.runner });
+  const runner = createCaseRunner(engines, { exercise, source, fileName: file, limits });
   try {
     const handOff = { handOff: true };
     const run = (caseJson) => {
@@ -139,69 +146,6 @@ export async function gradeSource(engines, { exercise, source, fileName, options
 }
 
 /**
- * The sandboxes of a grading made ahead, by engines: `{ exercise, fileName,
- * limits, submission, preflight, runner }` (see `prepareNextGrading`).
- */
-const madeAhead = new WeakMap();
-
-/**
- * Makes, now, the sandboxes the next grading of `exercise` will need, so
- * that it starts at the learner's code: the preflight's sandbox and the
- * runner's, with its harness (`makeHarnessSandbox`), each in a fresh QuickJS
- * instance, exactly as `gradeSource` makes them. A host calls it once it has
- * answered, while nothing else runs (the page's worker does; a CLI thread
- * has no idle time to spend). These steps are most of what a grading does
- * before its first run (about 14 of 16 ms for lock, in Node): made
- * ahead, the first failure reached the page in 20–36 ms instead of 36–77
- * (BENCHMARKS.md, "A seventh pass"). What was made is dropped if the
- * next grading is of another exercise, file or limits, or if another
- * submission began meanwhile (a replay).
- */
-export async function prepareNextGrading(engines, { exercise, fileName, limits = DEFAULT_LIMITS }) {
-  dropPrepared(engines);
-  const file = fileName ?? registryOf(engines.leaselab).exercise(exercise).file;
-  engines.quickjs.beginSubmission();
-  await engines.quickjs.refill();
-  const submission = engines.quickjs.submissions;
-  const preflightSandbox = makePreflightSandbox(engines.quickjs);
-  let runner;
-  try {
-    runner = makeHarnessSandbox(engines, { exercise, fileName: file, limits });
-  } catch (error) {
-    preflightSandbox.release();
-    throw error;
-  }
-  madeAhead.set(engines, { exercise, fileName: file, limits, submission, preflight: preflightSandbox, runner });
-}
-
-/** Whether a grading of `exercise` would start from sandboxes made ahead (for tests). */
-export function isGradingPrepared(engines, exercise) {
-  const ready = madeAhead.get(engines);
-  return ready !== undefined && ready.exercise === exercise && ready.submission === engines.quickjs.submissions;
-}
-
-/** The sandboxes made ahead for exactly this grading, or null (anything else made ahead is freed). */
-function takePrepared(engines, { exercise, fileName, limits }) {
-  const ready = madeAhead.get(engines);
-  if (ready === undefined) return null;
-  madeAhead.delete(engines);
-  if (ready.exercise === exercise && ready.fileName === fileName && ready.limits === limits && ready.submission === engines.quickjs.submissions) return ready;
-  release(ready);
-  return null;
-}
-
-function dropPrepared(engines) {
-  const ready = madeAhead.get(engines);
-  madeAhead.delete(engines);
-  if (ready) release(ready);
-}
-
-function release(ready) {
-  ready.preflight.release();
-  releaseHarnessSandbox(ready.runner);
-}
-
-/**
  * Replays one run from its replay token (the "copy link" of a failing
  * test): the same case, the same source, the same trace. Resolves to
  * `{ caseJson, execution, violation, words }`, with `execution` the `{ ending,
@@ -210,19 +154,13 @@ function release(ready) {
  */
 export async function replaySource(engines, { exercise, source, token, fileName, limits = DEFAULT_LIMITS }) {
   const spec = registryOf(engines.leaselab).exercise(exercise);
-  const tooLarge = sizeProblem(source, fileName ?? spec.file);
+  const file = fileName ?? spec.file;
+  const tooLarge = sizeProblem(source, file);
   if (tooLarge) throw new Error(tooLarge);
-  engines.quickjs.beginSubmission();
-  await engines.quickjs.refill();
   const caseJson = engines.leaselab.caseFromToken(exercise, token);
-  const runner = createCaseRunner(engines, { exercise, source, fileName: fileName ?? spec.file, limits });
-  try {
-    const answer = runner.run(caseJson);
-    const execution = JSON.parse(engines.leaselab.executionFromAnswer(exercise, caseJson, answer));
-    const violation = JSON.parse(engines.leaselab.checkAnswer(exercise, caseJson, answer));
-    const words = JSON.parse(engines.leaselab.describeTrace(JSON.stringify(execution.trace)));
-    return { caseJson, execution, violation, words };
-  } finally {
-    runner.dispose();
-  }
+  const answer = engines.leaselab.runCaseInEngine(exercise, source, file, caseJson, limits);
+  const execution = JSON.parse(engines.leaselab.executionFromAnswer(exercise, caseJson, answer));
+  const violation = JSON.parse(engines.leaselab.checkAnswer(exercise, caseJson, answer));
+  const words = JSON.parse(engines.leaselab.describeTrace(JSON.stringify(execution.trace)));
+  return { caseJson, execution, violation, words };
 }

@@ -85,12 +85,10 @@ export function describeModuleError(info, fileName, stopped = null) {
  * runs cannot see one another, even after a stop; a sandbox whose engine
  * broke down is replaced.
  */
-export function createCaseRunner(engines, { exercise, source, fileName, limits = DEFAULT_LIMITS, prepared = null }) {
+export function createCaseRunner(engines, { exercise, source, fileName, limits = DEFAULT_LIMITS }) {
   const spec = registryOf(engines.leaselab).exercise(exercise);
   // The cas exercise's module is a store the runner calls; the others run as simulated processes.
   const drivesStore = spec.drive === "store";
-  /** The first sandbox, made ahead with its harness (`makeHarnessSandbox`), if the host made one. */
-  let madeAhead = prepared;
   let sandbox = null;
   /** The harness's main function: `harnessMain`, or the cas exercise's `casHarnessMain`. */
   let harnessMain = null;
@@ -123,8 +121,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
    */
   const makeSandbox = () => {
     for (;;) {
-      ({ sandbox, harnessMain, harness } = madeAhead ?? makeHarnessSandbox(engines, { exercise, fileName, limits }));
-      madeAhead = null;
+      ({ sandbox, harnessMain, harness } = makeHarnessSandbox(engines, { exercise, fileName, limits }));
       modules = [];
       while (modules.length < modulesWanted) {
         sandbox.beginRun();
@@ -183,11 +180,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
     if (sandbox.broken || !sandbox.restores) retire();
     return result;
   };
-  const dispose = () => {
-    retire();
-    if (madeAhead !== null) releaseHarnessSandbox(madeAhead);
-    madeAhead = null;
-  };
+  const dispose = () => retire();
   return { run, dispose };
 }
 
@@ -195,11 +188,9 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
  * A runner's sandbox before any of the learner's code is in it: a fresh
  * QuickJS instance, the sealed realm, the harness (and, for a simulated
  * exercise, its instance with each process's ctx). `{ sandbox, harnessMain,
- * harness }`. Nothing in it depends on the submission, so a host may make
- * it ahead of the grading (grade.js, `prepareNextGrading`): the same steps
- * in a fresh instance give the same bytes whenever they run.
+ * harness }`.
  */
-export function makeHarnessSandbox(engines, { exercise, fileName, limits = DEFAULT_LIMITS }) {
+function makeHarnessSandbox(engines, { exercise, fileName, limits = DEFAULT_LIMITS }) {
   const spec = registryOf(engines.leaselab).exercise(exercise);
   const drivesStore = spec.drive === "store";
   const sandbox = createSandbox(engines.quickjs, { limits, fresh: true });
@@ -211,11 +202,6 @@ export function makeHarnessSandbox(engines, { exercise, fileName, limits = DEFAU
 /** The handles a sandbox from `makeHarnessSandbox` holds: its harness's. */
 function harnessHandles({ harnessMain, harness }) {
   return [harnessMain, ...(harness === null ? [] : Object.values(harness))];
-}
-
-/** Frees a sandbox from `makeHarnessSandbox` that no runner used. */
-export function releaseHarnessSandbox(made) {
-  made.sandbox.release(harnessHandles(made).filter((handle) => handle?.alive));
 }
 
 /** Runs one cas case: the operations against the learner's store, no simulation. */

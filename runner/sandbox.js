@@ -49,7 +49,7 @@ export const DEFAULT_LIMITS = Object.freeze({
 // assigned to, so that `this.name = "LockError"` in an Error subclass and
 // `object.toString = …` still work once the prototypes are frozen (the
 // "override mistake" of frozen intrinsics).
-const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLinesMax, consoleLineCharsMax, memoryReason, stackReason) {
+export const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLinesMax, consoleLineCharsMax, memoryReason, stackReason) {
   "use strict";
   const { freeze, getPrototypeOf, getOwnPropertyDescriptor, defineProperty } = Object;
   const { ownKeys, apply } = Reflect;
@@ -172,7 +172,8 @@ const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, consoleLi
       const nameText = safeText(typeof name === "string" ? name : "Error", 100);
       const messageText = safeText(typeof message === "string" ? message : describeQuoted(message, 200), 500);
       if (nameText === "InternalError" && messageText === "out of memory") return what + " " + memoryReason;
-      if (nameText === "InternalError" && /stack overflow/.test(messageText)) return what + " " + stackReason;
+      // QuickJS says "InternalError: stack overflow"; QuickJS-ng (the engine) "RangeError: Maximum call stack size exceeded".
+      if ((nameText === "InternalError" && /stack overflow/.test(messageText)) || (nameText === "RangeError" && messageText === "Maximum call stack size exceeded")) return what + " " + stackReason;
       const where = typeof fileName === "string" && typeof stack === "string" ? locationIn(safeText(stack, 2000), fileName) : "";
       return what + " threw " + nameText + ": " + messageText + where;
     }

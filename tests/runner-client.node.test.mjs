@@ -237,9 +237,12 @@ test("a loading that fails or outlasts its deadline is forgotten: the next gradi
   prepareGrading();
   const failing = workers.at(-1);
   failing.answer({ id: failing.last.id, type: "error", message: "could not download quickjs.wasm" });
+  assert.equal(failing.terminated, true, "a worker whose request ended in an error is not used again (its engine may be half-way through a call)");
   const grading = grade({ exercise: "lock", source: "x" });
-  assert.equal(failing.last.source, "x", "an error answer leaves the worker running: the grading goes to it");
-  failing.answer({ id: failing.last.id, type: "error", message: "could not download quickjs.wasm" });
+  const again = workers.at(-1);
+  assert.notEqual(again, failing);
+  assert.equal(again.last.source, "x", "the grading goes to a fresh worker");
+  again.answer({ id: again.last.id, type: "error", message: "could not download quickjs.wasm" });
   await assert.rejects(grading, { message: "could not download quickjs.wasm" });
 
   await emptyLane();

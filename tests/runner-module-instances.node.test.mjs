@@ -77,11 +77,12 @@ test("a replay starts from the same instances as the grading: the same failure, 
 });
 
 test("a module too big for one instance per process: the sandbox seals the instances that fit, the runs evaluate the rest and fail as the module does, the same every time", async () => {
-  // Each instance holds an array of about a fifth of the engine's memory
-  // (8 bytes an element): the preflight's one instance fits, an election
-  // case's four do not.
+  // Each instance holds a typed array of about a fifth of the engine's
+  // memory (8 bytes an element, in one block; a plain array that large is
+  // stored element by element by QuickJS-ng, the engine, and takes far
+  // more): the preflight's one instance fits, an election case's four do not.
   const elements = Math.floor(QUICKJS_MEMORY_MAXIMUM_BYTES / 8 / 4.4);
-  const source = `const table = new Array(${elements}).fill(1.5);\n${solution("election")}`;
+  const source = `const table = new Float64Array(${elements}).fill(1.5);\n${solution("election")}`;
   const grade = () => gradeSource(engines, { exercise: "election", source, options: { seeds: 5 } });
   const report = await grade();
   assert.deepEqual(report.problems, []);

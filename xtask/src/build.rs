@@ -23,12 +23,34 @@ pub fn build_all() -> Result<(), String> {
     report_sizes()
 }
 
-/// The two wasm modules built from the bindings crate: the small store for
-/// the lesson's widgets, and the simulation + grader for the code runner.
-pub const WASM_MODULES: [(&str, &[&str]); 2] = [("leaselab_store", &[]), ("leaselab", &["--features", "grader"])];
+/// A wasm module built from the bindings crate.
+pub struct WasmModule {
+    pub out_name: &'static str,
+    features: &'static [&'static str],
+    /// The cargo profile (Cargo.toml), which is also the folder cargo writes to.
+    profile: &'static str,
+    /// What wasm-opt is asked to do to it.
+    opt_flags: &'static [&'static str],
+}
 
-/// What wasm-opt is asked to do to every module.
-const WASM_OPT_FLAGS: [&str; 3] = ["-Oz", "--strip-debug", "--strip-producers"];
+/// The two wasm modules: the small store for the lesson's widgets, built for
+/// size; and the engine, simulation and grader for the code runner, built
+/// for speed (binaryen's optimisations made its gradings slower, even at
+/// -O3, so it is only stripped: BENCHMARKS.md, issue 18).
+pub const WASM_MODULES: [WasmModule; 2] = [
+    WasmModule {
+        out_name: "leaselab_store",
+        features: &[],
+        profile: "release",
+        opt_flags: &["-Oz", "--strip-debug", "--strip-producers"],
+    },
+    WasmModule {
+        out_name: "leaselab",
+        features: &["--features", "grader"],
+        profile: "grader",
+        opt_flags: &["--strip-debug", "--strip-producers"],
+    },
+];
 
 /// For each module: release build → wasm-bindgen (ES module for the web) →
 /// wasm-opt -Oz. The last two steps are skipped when cargo's module is the
@@ -36,15 +58,15 @@ const WASM_OPT_FLAGS: [&str; 3] = ["-Oz", "--strip-debug", "--strip-producers"];
 /// Node takes most of a build's half minute, and `cargo xtask test` builds
 /// twice (the page, then the authors' check).
 pub fn build_wasm() -> Result<(), String> {
-    for (out_name, features) in WASM_MODULES {
-        let mut args = vec!["build", "--release", "--target", WASM_TARGET, "-p", "wasm"];
+    for WasmModule { out_name, features, profile, opt_flags } in WASM_MODULES {
+        let mut args = vec!["build", "--profile", profile, "--target", WASM_TARGET, "-p", "wasm"];
         args.extend(features);
         cmd::run(command("cargo", &args))?;
-        let input = cargo_target_dir().join(format!("{WASM_TARGET}/release/{WASM_NAME}.wasm"));
+        let input = cargo_target_dir().join(format!("{WASM_TARGET}/{profile}/{WASM_NAME}.wasm"));
         let pkg = pkg();
         let wasm = pkg.join(format!("{out_name}_bg.wasm"));
         let stamp = pkg.join(format!("{out_name}.stamp"));
-        let fingerprint = module_fingerprint(&input)?;
+        let fingerprint = module_fingerprint(&input, opt_flags)?;
         let outputs_exist = wasm.exists() && pkg.join(format!("{out_name}.js")).exists();
         if outputs_exist && std::fs::read_to_string(&stamp).is_ok_and(|last| last == fingerprint) {
             eprintln!("web/pkg/{out_name}: unchanged since its last build");
@@ -66,7 +88,7 @@ pub fn build_wasm() -> Result<(), String> {
         ))?;
         // Only binaryen from npm reads current wasm-bindgen output (Debian's is too old).
         let wasm_text = wasm.to_string_lossy().into_owned();
-        let mut opt_args = WASM_OPT_FLAGS.to_vec();
+        let mut opt_args = opt_flags.to_vec();
         opt_args.extend([wasm_text.as_str(), "-o", wasm_text.as_str()]);
         cmd::run(command(&node_bin("wasm-opt"), &opt_args))?;
         std::fs::write(&stamp, fingerprint).map_err(|error| format!("cannot write {}: {error}", stamp.display()))?;
@@ -76,17 +98,13 @@ pub fn build_wasm() -> Result<(), String> {
 
 /// Names what `web/pkg` is made from: the module cargo built (its size and
 /// an FNV-1a hash of its bytes), the wasm-bindgen CLI and the wasm-opt flags.
-fn module_fingerprint(input: &Path) -> Result<String, String> {
+fn module_fingerprint(input: &Path, opt_flags: &[&str]) -> Result<String, String> {
     let bytes = std::fs::read(input).map_err(|error| format!("cannot read {}: {error}", input.display()))?;
     let hash = bytes
         .iter()
         .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
     let bindgen = crate::tools::locked_wasm_bindgen_version()?;
-    Ok(format!(
-        "{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}\n",
-        bytes.len(),
-        WASM_OPT_FLAGS.join(" ")
-    ))
+    Ok(format!("{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}\n", bytes.len(), opt_flags.join(" ")))
 }
 
 /// Where cargo puts its builds: `CARGO_TARGET_DIR` when set (relative to the
@@ -129,7 +147,7 @@ pub fn bundle_web() -> Result<(), String> {
         ],
     ))?;
     copy_dir(&root().join("web/static"), &dist)?;
-    for (out_name, _) in WASM_MODULES {
+    for WasmModule { out_name, .. } in WASM_MODULES {
         copy_file(&pkg().join(format!("{out_name}_bg.wasm")), &dist.join(format!("{out_name}_bg.wasm")))?;
     }
     // QuickJS, the code runner's sandbox engine, from its npm package.

@@ -15,6 +15,7 @@ pub struct Needs {
 
 pub fn ensure_all(needs: Needs) -> Result<(), String> {
     ensure_wasm_target()?;
+    ensure_c_for_wasm()?;
     ensure_rustfmt()?;
     ensure_wasm_bindgen_cli()?;
     ensure_node_modules()?;
@@ -26,6 +27,13 @@ pub fn ensure_all(needs: Needs) -> Result<(), String> {
         ])?;
     }
     Ok(())
+}
+
+/// The grading engine compiles QuickJS's C source (crates/engine) for wasm32
+/// with clang, archived with llvm-ar (named in .cargo/config.toml); the
+/// host's own C compiler builds it for native tests.
+fn ensure_c_for_wasm() -> Result<(), String> {
+    ensure_debian_packages(&[("/usr/bin/clang", "clang"), ("/usr/bin/llvm-ar", "llvm")])
 }
 
 /// `cargo fmt`, which `cargo xtask test` runs as a check; a minimal rustup profile lacks it.

@@ -1,57 +1,11 @@
-//! A delivery: how the sandboxed harness (`runner/harness.js`, `deliver`)
-//! is told to settle a store call's promise, as one JSON array:
-//! `[call, process, "<local clocks, comma-separated>", how, value]`.
-//!
-//! `value` is already what the learner's code receives (`{ ok: true,
-//! version }`, a record, a watch event, …), so the harness parses one text
-//! and settles the promise, with nothing to pick apart or reshape: in the
-//! sandbox's interpreter that work cost about as much as the rest of a step
-//! (BENCHMARKS.md, issue 18). The simulation and lab mode (replies from a
-//! real etcd, in the simulation's `Reply` shape) both deliver through here.
+//! Lab mode's deliveries: replies from a real etcd, in the simulation's
+//! `Reply` shape, packed the way the sandboxed harness reads a step (see
+//! `engine::delivery`).
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use sim::{CallId, Listed, Record, Reply, WatchEvent};
-
-/// `how`: the promise rejects with `new Error(value)`.
-const REJECT: u8 = 0;
-/// `how`: the promise resolves with `value`.
-const RESOLVE: u8 = 1;
-/// `how`: the promise resolves with `undefined` (`ctx.sleep`).
-const RESOLVE_UNDEFINED: u8 = 2;
-
-/// What a reply resolves the learner's promise with, in the store API's shape.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Answer<'a> {
-    Record(&'a Option<Record>),
-    Swapped { ok: bool, version: Option<u64> },
-    NotSwapped { ok: bool, current: &'a Option<Record> },
-    Deleted { ok: bool },
-    Event(&'a WatchEvent),
-    Listing { version: u64, records: &'a [Listed] },
-}
-
-/// The delivery of `reply` to call `call` of `process`, with each process's
-/// local clock (`clocks`, digits and commas).
-pub fn pack(call: CallId, process: u32, clocks: &str, reply: &Reply) -> String {
-    let (how, value) = match reply {
-        Reply::Get { record } => (RESOLVE, json(&Answer::Record(record))),
-        Reply::Cas { ok: true, version, .. } => (RESOLVE, json(&Answer::Swapped { ok: true, version: *version })),
-        Reply::Cas { ok: false, current, .. } => (RESOLVE, json(&Answer::NotSwapped { ok: false, current })),
-        Reply::Delete { ok } => (RESOLVE, json(&Answer::Deleted { ok: *ok })),
-        Reply::Watch { event } => (RESOLVE, json(&Answer::Event(event))),
-        Reply::List { version, records } => (RESOLVE, json(&Answer::Listing { version: *version, records })),
-        Reply::Slept => (RESOLVE_UNDEFINED, "null".to_string()),
-        Reply::Refused { message } => (REJECT, json(message)),
-    };
-    format!("[{call},{process},\"{clocks}\",{how},{value}]")
-}
-
-fn json<T: Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).expect("answers serialize")
-}
+use engine::delivery::pack;
+use sim::{CallId, Reply};
 
 /// `pack` for lab mode, whose replies come from a real etcd in the
 /// simulation's shape (`{ "reply": "cas", … }`, see `sim::Reply`).
@@ -65,32 +19,4 @@ pub fn pack_delivery(call: CallId, process: u32, clocks: &str, reply_json: &str)
     let reply: Reply = serde_json::from_str(reply_json)
         .map_err(|error| JsError::new(&format!("packDelivery: not a reply: {error}")))?;
     Ok(pack(call, process, clocks, &reply))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn record() -> Option<Record> {
-        Some(Record { value: "p1".into(), version: 7, key_version: 1 })
-    }
-
-    #[test]
-    fn every_reply_becomes_the_value_the_learner_receives() {
-        let cases = [
-            (Reply::Get { record: record() }, r#"[3,1,"5,6",1,{"value":"p1","version":7,"keyVersion":1}]"#),
-            (Reply::Get { record: None }, r#"[3,1,"5,6",1,null]"#),
-            (Reply::Cas { ok: true, version: Some(8), current: None }, r#"[3,1,"5,6",1,{"ok":true,"version":8}]"#),
-            (
-                Reply::Cas { ok: false, version: None, current: record() },
-                r#"[3,1,"5,6",1,{"ok":false,"current":{"value":"p1","version":7,"keyVersion":1}}]"#,
-            ),
-            (Reply::Delete { ok: false }, r#"[3,1,"5,6",1,{"ok":false}]"#),
-            (Reply::Slept, r#"[3,1,"5,6",2,null]"#),
-            (Reply::Refused { message: "key \"k\" is too long".into() }, r#"[3,1,"5,6",0,"key \"k\" is too long"]"#),
-        ];
-        for (reply, expected) in cases {
-            assert_eq!(pack(3, 1, "5,6", &reply), expected, "{reply:?}");
-        }
-    }
 }

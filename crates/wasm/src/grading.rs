@@ -34,6 +34,29 @@ pub fn grade_submission(
     on_test: Option<js_sys::Function>,
     on_failing: Option<js_sys::Function>,
 ) -> Result<String, JsError> {
+    let (options, part) = grade_options(options)?;
+    let mut run = |case_json: &str| -> Result<HostAnswer, String> {
+        let answer =
+            run_case.call1(&JsValue::NULL, &JsValue::from_str(case_json)).map_err(|error| describe_js_error(&error))?;
+        if let Some(ticket) = answer.as_f64() {
+            return crate::sim_handle::take_handed_off(ticket as u32).map(HostAnswer::Execution).ok_or_else(|| {
+                format!("runCase answered with ticket {ticket}, which is not the latest Simulation.handOff()")
+            });
+        }
+        answer
+            .as_string()
+            .map(HostAnswer::Json)
+            .ok_or_else(|| "runCase must return the execution as a JSON string or a handOff() ticket".to_string())
+    };
+    let mut finished = test_events_to(on_test.as_ref(), on_failing.as_ref());
+    let report = grader::dynamic::grade_json(exercise, &options, part, &mut run, &mut finished)
+        .map_err(|message| JsError::new(&message))?;
+    Ok(serde_json::to_string(&report).expect("reports serialize"))
+}
+
+/// `gradeSubmission`'s options as the grader's, and the part of the suite
+/// they ask for.
+pub(crate) fn grade_options(options: JsValue) -> Result<(GradeOptions, grader::ScenarioPart), JsError> {
     let js_options: JsGradeOptions = if options.is_undefined() || options.is_null() {
         JsGradeOptions::default()
     } else {
@@ -49,19 +72,6 @@ pub fn grade_submission(
         seeds: js_options.seeds.unwrap_or(defaults.seeds),
         shrink_attempts_max: js_options.shrink_attempts_max.unwrap_or(defaults.shrink_attempts_max),
     };
-    let mut run = |case_json: &str| -> Result<HostAnswer, String> {
-        let answer =
-            run_case.call1(&JsValue::NULL, &JsValue::from_str(case_json)).map_err(|error| describe_js_error(&error))?;
-        if let Some(ticket) = answer.as_f64() {
-            return crate::sim_handle::take_handed_off(ticket as u32).map(HostAnswer::Execution).ok_or_else(|| {
-                format!("runCase answered with ticket {ticket}, which is not the latest Simulation.handOff()")
-            });
-        }
-        answer
-            .as_string()
-            .map(HostAnswer::Json)
-            .ok_or_else(|| "runCase must return the execution as a JSON string or a handOff() ticket".to_string())
-    };
     let part = match js_options.scenario_part {
         Some((index, count)) if count > 0 && index < count => grader::ScenarioPart { index, count },
         Some((index, count)) => {
@@ -71,17 +81,21 @@ pub fn grade_submission(
         }
         None => grader::ScenarioPart::ALL,
     };
-    let mut finished = |event: grader::TestEvent<'_>| -> Result<(), String> {
-        match event {
-            grader::TestEvent::Failing { name } => tell_host(on_failing.as_ref(), "onFailing", || name.to_string()),
-            grader::TestEvent::Finished(test) => {
-                tell_host(on_test.as_ref(), "onTest", || serde_json::to_string(test).expect("reports serialize"))
-            }
+    Ok((options, part))
+}
+
+/// Hands each test event to the host's optional callbacks: `onFailing(name)`
+/// when a test is found failing, `onTest(testJson)` when it is finished.
+pub(crate) fn test_events_to<'a>(
+    on_test: Option<&'a js_sys::Function>,
+    on_failing: Option<&'a js_sys::Function>,
+) -> impl FnMut(grader::TestEvent<'_>) -> Result<(), String> + 'a {
+    move |event| match event {
+        grader::TestEvent::Failing { name } => tell_host(on_failing, "onFailing", || name.to_string()),
+        grader::TestEvent::Finished(test) => {
+            tell_host(on_test, "onTest", || serde_json::to_string(test).expect("reports serialize"))
         }
-    };
-    let report = grader::dynamic::grade_json(exercise, &options, part, &mut run, &mut finished)
-        .map_err(|message| JsError::new(&message))?;
-    Ok(serde_json::to_string(&report).expect("reports serialize"))
+    }
 }
 
 /// Calls the host's optional `callback` (named `what` in errors) with one
@@ -94,7 +108,7 @@ fn tell_host(callback: Option<&js_sys::Function>, what: &str, text: impl FnOnce(
         .map_err(|error| format!("{what} failed: {}", describe_js_error(&error)))
 }
 
-fn describe_js_error(error: &JsValue) -> String {
+pub(crate) fn describe_js_error(error: &JsValue) -> String {
     if let Some(error) = error.dyn_ref::<js_sys::Error>() {
         return String::from(error.message());
     }

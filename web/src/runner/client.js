@@ -127,7 +127,10 @@ function createLane(size = 1) {
         job.onProgress?.(message.line);
         return;
       case "error":
-        settle(job, () => job.reject(new Error(message.message)));
+        // The grader failed mid-call (in the engine: a trap may leave its wasm
+        // instance half-way through): like the CLI's threads, a worker whose
+        // request did not end normally is not used again.
+        died(message.message);
         return;
       default:
         job.answers[slot] = message.report ?? message.replay ?? message.lab ?? message.loaded;

@@ -21,7 +21,7 @@
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
 import { loadEngines } from "../../../runner/engine.js";
-import { gradeSource, prepareNextGrading, replaySource } from "../../../runner/grade.js";
+import { gradeSource, replaySource } from "../../../runner/grade.js";
 import { runLab } from "../../../runner/lab-run.js";
 import { registryOf } from "../../../runner/registry.js";
 
@@ -33,23 +33,9 @@ const SOURCES = {
 
 let engines = null;
 
-/**
- * Once a grading or a replay is answered, while the learner reads it, the
- * worker makes the sandboxes the next grading of that exercise starts from
- * (grade.js, `prepareNextGrading`): the next "Run tests" then starts at the
- * learner's code. Every request waits for that to finish first, since both
- * take QuickJS instances from the same pool. A failure here is forgotten:
- * the next grading makes its sandboxes itself, and meets it then.
- */
-let preparing = Promise.resolve();
-const prepareNext = (exercise) => {
-  preparing = prepareNextGrading(engines, { exercise }).catch(() => {});
-};
-
 self.addEventListener("message", async (event) => {
   const request = event.data;
   try {
-    await preparing;
     engines ??= await loadEngines(SOURCES);
     announceStart(request);
     if (request.type === "load") {
@@ -68,11 +54,9 @@ self.addEventListener("message", async (event) => {
       const onFailing = (name) => self.postMessage({ id: request.id, type: "failing", index: finished, name });
       const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun, onTest, onFailing });
       self.postMessage({ id: request.id, type: "result", report });
-      prepareNext(request.exercise);
     } else if (request.type === "replay") {
       const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
       self.postMessage({ id: request.id, type: "result", replay });
-      prepareNext(request.exercise);
     } else if (request.type === "lab") {
       const onLog = (line) => self.postMessage({ id: request.id, type: "log", line });
       const lab = await runLab(engines, { exercise: request.exercise, source: request.source, endpoint: request.endpoint, onLog });

@@ -1,0 +1,113 @@
+//! The grading engine: QuickJS and the simulation in one WebAssembly
+//! module. The run loop of `runner/run-case.js`, in Rust, drives the same
+//! in-VM prelude and harness through QuickJS's C API, so a step never
+//! crosses between two engines (BENCHMARKS.md, issue 18: the same reports,
+//! in less than half the time).
+//!
+//! - [`arena`]: QuickJS's heap, one region that a sandbox's seal copies.
+//! - [`sandbox`]: a runtime with limits and the sealed realm.
+//! - [`module`]: the learner's module, and why it could not load.
+//! - [`runner`]: grader cases run with the learner's code.
+//! - [`preflight`]: does it load and export what the exercise needs?
+//! - [`sim_run`], [`delivery`]: a simulated run as the harness sees it
+//!   (shared with the JavaScript runner's `Simulation`).
+//!
+//! The in-VM JavaScript (`vm/`) is written out of `runner/` by
+//! `node runner/vm-sources.mjs`; a test holds the copies to it.
+
+pub mod arena;
+pub mod delivery;
+mod js;
+pub mod limits;
+pub mod module;
+pub mod preflight;
+pub mod runner;
+pub mod sandbox;
+pub mod sim_run;
+
+pub use limits::Limits;
+pub use module::ModuleError;
+pub use sandbox::Clock;
+pub use sim_run::{SimRun, Step};
+
+use grader::dynamic::HostAnswer;
+use grader::{GradeOptions, ScenarioPart, SuiteReport, TestEvent};
+
+/// QuickJS asks the platform for the time (Date, which the sandbox does not
+/// have, and its context's set-up): it always reads 0, so nothing in the VM
+/// depends on when it runs.
+#[cfg(target_arch = "wasm32")]
+#[unsafe(no_mangle)]
+pub extern "C" fn __rquickjs_host_now_us() -> f64 {
+    0.0
+}
+
+/// A submission to grade.
+pub struct Submission<'a> {
+    pub exercise: &'a str,
+    pub source: &'a str,
+    /// The file name the learner's messages use (the registry's, unless the host says otherwise).
+    pub file: &'a str,
+    pub limits: Limits,
+}
+
+/// What grading a submission gave.
+pub enum Graded {
+    /// It could not be run at all (a syntax error, a missing export): one sentence each.
+    Problems(Vec<String>),
+    Report(SuiteReport),
+}
+
+/// What a host hears while a submission is graded.
+pub struct Listener<'a> {
+    /// Before each run (for progress).
+    pub on_run: &'a mut dyn FnMut() -> Result<(), String>,
+    /// Each test as soon as it is known: failing, then finished.
+    pub on_test: &'a mut dyn FnMut(TestEvent<'_>) -> Result<(), String>,
+}
+
+/// Grades a submission: the preflight, then the grader's suite (or one part
+/// of it), each case run in one sandbox; an error from the listener stops
+/// the grading like a host failure. `clock` is the real time in
+/// milliseconds, for the wall-clock backstop.
+pub fn grade(
+    submission: &Submission<'_>,
+    options: &GradeOptions,
+    part: ScenarioPart,
+    listener: Listener<'_>,
+    clock: Clock,
+) -> Result<Graded, String> {
+    let Listener { on_run, on_test } = listener;
+    let exercise = runner::Exercise::named(submission.exercise)?;
+    let info = grader::dynamic::exercise_named(submission.exercise)?.info();
+    let problems = preflight::preflight(submission.source, submission.file, info.exports, clock);
+    if !problems.is_empty() {
+        return Ok(Graded::Problems(problems));
+    }
+    let drives_store = exercise.drives_store;
+    let mut runner = runner::CaseRunner::new(exercise, submission.source, submission.file, submission.limits, clock);
+    let mut run = |case_json: &str| -> Result<HostAnswer, String> {
+        on_run()?;
+        if drives_store {
+            runner.run_cas(case_json).map(HostAnswer::Json)
+        } else {
+            runner.run_simulated(case_json).map(HostAnswer::Execution)
+        }
+    };
+    grader::dynamic::grade_json(submission.exercise, options, part, &mut run, on_test).map(Graded::Report)
+}
+
+/// Runs one case (a replay): the runner's answer as JSON, as the grader
+/// reads it (an execution, or for cas a recording).
+pub fn run_case(submission: &Submission<'_>, case_json: &str, clock: Clock) -> Result<String, String> {
+    let exercise = runner::Exercise::named(submission.exercise)?;
+    let drives_store = exercise.drives_store;
+    let mut runner = runner::CaseRunner::new(exercise, submission.source, submission.file, submission.limits, clock);
+    if drives_store {
+        runner.run_cas(case_json)
+    } else {
+        runner
+            .run_simulated(case_json)
+            .map(|execution| serde_json::to_string(&execution).expect("executions serialize"))
+    }
+}

@@ -1,0 +1,68 @@
+// The engine (crates/engine: QuickJS-ng and the simulation in one wasm
+// module, the runner's loop in Rust) grades exactly as the JavaScript
+// runner (quickjs-emscripten's QuickJS and runner/run-case.js), which lab
+// mode still uses: the same report, byte for byte, for the lesson's files,
+// every file of the accuracy corpus, and every hostile file that an in-VM
+// limit stops (the hangs only the CLI's deadline stops are left to
+// cli-hostile; they take the whole deadline each).
+//
+// Two differences between the two QuickJS are not the grader's, and are
+// taken out before comparing:
+// - the column of a stack frame: for `throw new Error(…)`, QuickJS-ng names
+//   the column of `Error`, QuickJS the one of its `(`;
+// - what a heap probe reads (free bytes, which the learner's code can print):
+//   the two engines lay out their heaps differently.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { loadNodeEngines } from "../runner/node/engines.js";
+import { gradeSource, gradeSourceInSandbox } from "../runner/grade.js";
+import { registryOf } from "../runner/registry.js";
+import { LESSON_DIR } from "../web/build/lesson-folder.mjs";
+import { loadCorpus, sourceOf, DEFAULT_SEEDS as HOSTILE_SEEDS } from "./support/hostile.mjs";
+
+const engines = await loadNodeEngines();
+const registry = registryOf(engines.leaselab);
+/** Enough random schedules to exercise shrinking and every scenario, few enough for the suite. */
+const SEEDS = 20;
+const ACCURACY = new URL("./fixtures/accuracy/", import.meta.url);
+
+/** A report with what differs between the two QuickJS (above) taken out. */
+function comparable(report) {
+  return JSON.stringify(report)
+    .replace(/(\.js:\d+):\d+/g, "$1")
+    .replace(/\d+ bytes were free/g, "… bytes were free");
+}
+
+async function assertSameGrading(exercise, source, seeds) {
+  const options = { seeds };
+  const inSandbox = await gradeSourceInSandbox(engines, { exercise, source, options });
+  const inEngine = await gradeSource(engines, { exercise, source, options });
+  const [expected, actual] = [comparable(inSandbox), comparable(inEngine)];
+  if (expected === actual) return;
+  let at = 0;
+  while (expected[at] === actual[at]) at += 1;
+  assert.fail(`the engine's report differs from the JavaScript runner's at character ${at}:\n  runner: …${expected.slice(Math.max(0, at - 120), at + 200)}\n  engine: …${actual.slice(Math.max(0, at - 120), at + 200)}`);
+}
+
+for (const { name: exercise } of registry.exercises) {
+  for (const file of ["solution.js", "starter.js"]) {
+    test(`${exercise}/${file} of the lesson: the engine's report is the runner's`, async () => {
+      await assertSameGrading(exercise, readFileSync(`${LESSON_DIR}/${exercise}/${file}`, "utf8"), SEEDS);
+    });
+  }
+}
+
+for (const exercise of readdirSync(ACCURACY)) {
+  for (const file of readdirSync(new URL(`${exercise}/`, ACCURACY)).filter((name) => name.endsWith(".js")).sort()) {
+    test(`accuracy corpus ${exercise}/${file}: the engine's report is the runner's`, async () => {
+      await assertSameGrading(exercise, readFileSync(new URL(`${exercise}/${file}`, ACCURACY), "utf8"), SEEDS);
+    });
+  }
+}
+
+for (const entry of loadCorpus().filter((entry) => entry.via !== "cli")) {
+  test(`hostile corpus ${entry.name}: the engine's report is the runner's`, async () => {
+    await assertSameGrading(entry.exercise, sourceOf(entry), entry.seeds ?? HOSTILE_SEEDS);
+  });
+}
