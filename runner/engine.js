@@ -120,7 +120,12 @@ let loading = null;
  */
 export function loadEngines(sources) {
   loading ??= (async () => {
-    const { module: quickjsModule, layout } = await compileWithLayout(sources.quickjsWasm);
+    // Grading runs in the engine, inside leaselab's module; QuickJS's own
+    // module serves lab mode and the JavaScript runner, so it is compiled and
+    // instantiated only when one of them first asks for an instance
+    // (`refill`): four idle instances cost 64 MiB in every grading thread.
+    let quickjsCompiled = null;
+    const quickjs = () => (quickjsCompiled ??= compileWithLayout(sources.quickjsWasm));
     // QuickJS's own memory limit does not see large allocations in this
     // build, so the limit is the instance's memory itself: a fixed maximum
     // makes a memory bomb fail fast with "out of memory" inside the VM.
@@ -136,7 +141,7 @@ export function loadEngines(sources) {
         initial: QUICKJS_MEMORY_INITIAL_BYTES / WASM_PAGE_BYTES,
         maximum: QUICKJS_MEMORY_MAXIMUM_BYTES / WASM_PAGE_BYTES,
       });
-      const watched = { memory, failedGrows: 0, layout };
+      const watched = { memory, failedGrows: 0, layout: (await quickjs()).layout };
       const grow = memory.grow;
       memory.grow = (pages) => {
         try {
@@ -149,15 +154,16 @@ export function loadEngines(sources) {
       lastMemory = watched;
       return memory;
     };
-    const variant = newVariant(releaseSyncVariant, { wasmModule: quickjsModule, wasmMemory });
+    let variant = null;
     const memories = new WeakMap();
     const make = async () => {
+      variant ??= newVariant(releaseSyncVariant, { wasmModule: (await quickjs()).module, wasmMemory });
       const instance = await newQuickJSWASMModuleFromVariant(variant);
       memories.set(instance, lastMemory);
       return instance;
     };
     const pool = new QuickJSPool(make, (instance) => memories.get(instance) ?? null);
-    await Promise.all([pool.refill(), initLeaselab({ module_or_path: compile(sources.leaselabWasm) })]);
+    await initLeaselab({ module_or_path: compile(sources.leaselabWasm) });
     return { quickjs: pool, leaselab };
   })();
   return loading;

@@ -76,9 +76,11 @@ for (const name of registry.names) {
 
 test("the grader's engines load when the learner starts editing, not when the page opens, and warm up on the starter unseen; the first run then grades as usual", async () => {
   const { page, context, problems } = await openLesson(session);
+  // The grading engine is the grader's module (QuickJS inside it), fetched by the workers.
+  const isEngine = (request) => /\/(grader-worker\.js|leaselab_bg\.wasm|quickjs\.wasm)$/.test(new URL(request.url()).pathname);
   const engineDownloads = [];
   context.on("request", (request) => {
-    if (new URL(request.url()).pathname.endsWith("/quickjs.wasm")) engineDownloads.push(request.url());
+    if (isEngine(request)) engineDownloads.push(request.url());
   });
   const exercise = page.locator("#exercise-cas");
   await exercise.scrollIntoViewIfNeeded();
@@ -86,7 +88,7 @@ test("the grader's engines load when the learner starts editing, not when the pa
   assert.deepEqual(engineDownloads, [], "reading the lesson, with an editor on screen, loads no grading engine");
 
   // The focus in the editor: the workers fetch and compile the engines now, before any "Run tests".
-  const loading = context.waitForEvent("requestfinished", { predicate: (request) => new URL(request.url()).pathname.endsWith("/quickjs.wasm"), timeout: 60_000 });
+  const loading = context.waitForEvent("requestfinished", { predicate: (request) => new URL(request.url()).pathname.endsWith("/leaselab_bg.wasm"), timeout: 60_000 });
   await exercise.locator(".cm-content").click();
   await loading;
   // Then the workers grade the starter a few times at a tiny budget, to warm up; none of it reaches the page.

@@ -100,7 +100,8 @@ test(`served under ${BASE}: every file resolves there, a widget and the grader l
   }
 
   assert.ok(wasmFetched(responses, "leaselab_store_bg.wasm"), "the playground's store wasm was fetched");
-  assert.ok(wasmFetched(responses, "leaselab_bg.wasm") && wasmFetched(responses, "quickjs.wasm"), "the grader's wasm and QuickJS were fetched");
+  assert.ok(wasmFetched(responses, "leaselab_bg.wasm"), "the grader's wasm (its engine, QuickJS inside) was fetched");
+  assert.equal((await fetch(new URL("quickjs.wasm", session.url))).status, 200, "lab mode's QuickJS is in the site, at its path");
   const origin = new URL(session.url).origin;
   const outside = responses.filter((response) => response.url.startsWith(origin) && !response.url.startsWith(session.url));
   assert.deepEqual(outside, [], "nothing is asked for outside the site's path");
@@ -122,7 +123,7 @@ test("a host that serves .wasm as application/octet-stream: the widget and the g
   const { page, problems, responses, warnings } = await openSite(session);
   await casPlaygroundRuns(page);
   await solutionPasses(page);
-  assert.ok(wasmFetched(responses, "leaselab_store_bg.wasm") && wasmFetched(responses, "quickjs.wasm"));
+  assert.ok(wasmFetched(responses, "leaselab_store_bg.wasm") && wasmFetched(responses, "leaselab_bg.wasm"));
   assert.deepEqual(problems, []);
   assert.deepEqual(warnings.filter((text) => /wasm|MIME/i.test(text)), []);
   await session.close();

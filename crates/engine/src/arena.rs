@@ -31,11 +31,47 @@ pub struct ArenaState {
     free: [usize; CLASSES],
 }
 
+/// Memory for arenas, all zeros when handed out. Fresh regions come
+/// straight from the platform, whose new pages are zero and cost nothing
+/// until touched (in wasm, `memory.grow`; a zeroed allocation through
+/// Rust's allocator would write all 32 MiB, a few milliseconds and that much
+/// resident memory per sandbox); a dropped arena's region is zeroed over
+/// what it used and kept for the next.
+struct Region {
+    start: *mut u8,
+    len: usize,
+}
+
+impl Region {
+    #[cfg(target_arch = "wasm32")]
+    fn fresh(len: usize) -> Region {
+        const PAGE: usize = 64 * 1024;
+        let pages = len.div_ceil(PAGE);
+        let old = core::arch::wasm32::memory_grow(0, pages);
+        assert!(old != usize::MAX, "the engine could not grow its memory by {len} bytes for a sandbox");
+        Region { start: (old * PAGE) as *mut u8, len: pages * PAGE }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn fresh(len: usize) -> Region {
+        // Large zeroed allocations are fresh, untouched pages on the platforms the tests run on.
+        let region: &mut [u8] = Box::leak(vec![0u8; len].into_boxed_slice());
+        Region { start: region.as_mut_ptr(), len }
+    }
+
+    /// Gives the region back for good (only where the platform can take it back).
+    fn release(self) {
+        #[cfg(not(target_arch = "wasm32"))]
+        // SAFETY: `fresh` leaked exactly this box.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.start, self.len)) });
+    }
+}
+
 /// A region of `capacity` bytes that QuickJS allocates from.
 pub struct Arena {
-    /// Owns the region (all zeros when the arena was made); only touched
-    /// through `base` until the arena is dropped.
-    region: Option<Box<[u8]>>,
+    /// The region (all zeros when the arena was made); only touched through
+    /// `base` until the arena is dropped.
+    region: Option<Region>,
     base: *mut u8,
     capacity: usize,
     state: ArenaState,
@@ -49,10 +85,12 @@ thread_local! {
     /// Regions of dropped arenas, zeroed again, for the next arena: a fresh
     /// region of 32 MiB would be zeroed whole by the allocator (a few ms per
     /// sandbox), while zeroing what a sandbox used costs in proportion to it.
-    static ZEROED_REGIONS: std::cell::RefCell<Vec<Box<[u8]>>> = const { std::cell::RefCell::new(Vec::new()) };
+    static ZEROED_REGIONS: std::cell::RefCell<Vec<Region>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Regions kept for reuse: a grading has at most two sandboxes at once.
+/// Regions kept for reuse where memory can be given back (natively); in
+/// wasm every region is kept, since a region is made only when none is free,
+/// so there are never more than sandboxes alive at once.
 const REGIONS_KEPT: usize = 2;
 
 /// A copy of an arena's used bytes and its state.
@@ -96,11 +134,11 @@ impl Arena {
         let wanted = capacity + HEADER;
         let reused = ZEROED_REGIONS.with(|regions| {
             let mut regions = regions.borrow_mut();
-            let index = regions.iter().position(|region| region.len() == wanted)?;
+            let index = regions.iter().position(|region| region.len >= wanted)?;
             Some(regions.swap_remove(index))
         });
-        let mut region = reused.unwrap_or_else(|| vec![0u8; wanted].into_boxed_slice());
-        let start = region.as_mut_ptr();
+        let region = reused.unwrap_or_else(|| Region::fresh(wanted));
+        let start = region.start;
         let base = start.wrapping_add(start.align_offset(HEADER));
         Arena {
             region: Some(region),
@@ -204,13 +242,15 @@ impl Drop for Arena {
     /// The region goes back zeroed, so the next arena starts from zeros,
     /// as a fresh one would: nothing of this heap can reach it.
     fn drop(&mut self) {
-        let Some(mut region) = self.region.take() else { return };
-        let offset = self.base as usize - region.as_ptr() as usize;
-        region[offset..offset + self.high_water].fill(0);
+        let Some(region) = self.region.take() else { return };
+        // SAFETY: the arena used `high_water` bytes from `base`, inside the region.
+        unsafe { std::ptr::write_bytes(self.base, 0, self.high_water) };
         ZEROED_REGIONS.with(|regions| {
             let mut regions = regions.borrow_mut();
-            if regions.len() < REGIONS_KEPT {
+            if cfg!(target_arch = "wasm32") || regions.len() < REGIONS_KEPT {
                 regions.push(region);
+            } else {
+                region.release();
             }
         });
     }
