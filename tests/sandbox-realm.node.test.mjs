@@ -1,7 +1,9 @@
 // The sealed realm: after the prelude, nothing the learner's code can reach
 // (the global object, the intrinsics no global names, and everything the
 // harness hands over) is writable or extensible; and freezing does not break
-// ordinary code (the override mistake is tamed).
+// ordinary code (the override mistake is tamed). Walked in both runners:
+// the engine, where every grading runs (through `gradeSource`, from inside
+// a submission), and the JavaScript runner's sandbox, which lab mode uses.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -76,6 +78,34 @@ test("no object reachable from the global object or a hidden intrinsic is left u
     sandbox.stop("test over");
     sandbox.release();
   }
+});
+
+/** The lock solution with `body` run first in `tryLock` (whose `ctx` is in scope): an unexpected realm fails the test by throwing. */
+const lockProbing = (body) => {
+  const source = solution("lock").replace(/export async function tryLock\(([^)]*)\) \{/, (line) => `${line}\n${body}`);
+  assert.notEqual(source, solution("lock"));
+  return source;
+};
+
+test("in the engine (where every grading runs), too, nothing reachable from the global object or a hidden intrinsic is unfrozen", async () => {
+  const source = lockProbing(`  const { unfrozen, reached } = (${WALKER})(${ROOTS});
+  if (unfrozen.length > 0) throw new Error("unfrozen: " + unfrozen.join(", "));
+  if (reached <= 300) throw new Error("the walk reached only " + reached + " objects");`);
+  const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
+  assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
+});
+
+test("in the engine, too, a built-in prototype itself cannot be changed", async () => {
+  const attempts = [
+    `Object.prototype.toString = () => "x"`,
+    `Error.prototype.name = "x"`,
+    `Object.getPrototypeOf([][Symbol.iterator]()).next = () => ({ done: true })`,
+    `Promise.prototype.then = () => {}`,
+    `Object.defineProperty(Object.prototype, "version", { set() {} })`,
+  ];
+  const source = lockProbing(attempts.map((attempt) => `  try { ${attempt}; throw new Error(${JSON.stringify(`changed: ${attempt}`)}); } catch (error) { if (String(error.message).startsWith("changed: ")) throw error; }`).join("\n"));
+  const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
+  assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
 });
 
 test("everything the harness hands to the learner's functions is frozen too", async () => {
