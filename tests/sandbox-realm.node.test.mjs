@@ -80,6 +80,15 @@ test("no object reachable from the global object or a hidden intrinsic is left u
   }
 });
 
+/** Statements that would change a built-in prototype: each must throw. */
+const PROTOTYPE_CHANGES = [
+  `Object.prototype.toString = () => "x"`,
+  `Error.prototype.name = "x"`,
+  `Object.getPrototypeOf([][Symbol.iterator]()).next = () => ({ done: true })`,
+  `Promise.prototype.then = () => {}`,
+  `Object.defineProperty(Object.prototype, "version", { set() {} })`,
+];
+
 /** The lock solution with `body` run first in `tryLock` (whose `ctx` is in scope): an unexpected realm fails the test by throwing. */
 const lockProbing = (body) => {
   const source = solution("lock").replace(/export async function tryLock\(([^)]*)\) \{/, (line) => `${line}\n${body}`);
@@ -96,14 +105,7 @@ test("in the engine (where every grading runs), too, nothing reachable from the 
 });
 
 test("in the engine, too, a built-in prototype itself cannot be changed", async () => {
-  const attempts = [
-    `Object.prototype.toString = () => "x"`,
-    `Error.prototype.name = "x"`,
-    `Object.getPrototypeOf([][Symbol.iterator]()).next = () => ({ done: true })`,
-    `Promise.prototype.then = () => {}`,
-    `Object.defineProperty(Object.prototype, "version", { set() {} })`,
-  ];
-  const source = lockProbing(attempts.map((attempt) => `  try { ${attempt}; throw new Error(${JSON.stringify(`changed: ${attempt}`)}); } catch (error) { if (String(error.message).startsWith("changed: ")) throw error; }`).join("\n"));
+  const source = lockProbing(PROTOTYPE_CHANGES.map((attempt) => `  try { ${attempt}; throw new Error(${JSON.stringify(`changed: ${attempt}`)}); } catch (error) { if (String(error.message).startsWith("changed: ")) throw error; }`).join("\n"));
   const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
   assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
 });
@@ -138,14 +140,7 @@ test("a built-in prototype itself still cannot be changed", async () => {
   const sandbox = createSandbox(engines.quickjs);
   try {
     const { vm } = sandbox;
-    const attempts = [
-      `Object.prototype.toString = () => "x"`,
-      `Error.prototype.name = "x"`,
-      `Object.getPrototypeOf([][Symbol.iterator]()).next = () => ({ done: true })`,
-      `Promise.prototype.then = () => {}`,
-      `Object.defineProperty(Object.prototype, "version", { set() {} })`,
-    ];
-    for (const attempt of attempts) {
+    for (const attempt of PROTOTYPE_CHANGES) {
       const result = vm.evalCode(`"use strict"; ${attempt}`);
       assert.ok(result.error, `${attempt} should throw`);
       result.error.dispose();
