@@ -104,6 +104,28 @@ test("in the engine (where every grading runs), too, nothing reachable from the 
   assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
 });
 
+test("the engine's realm has exactly the global names of the JavaScript runner's (lab mode's), so code runs alike in both", async () => {
+  const sandbox = createSandbox(engines.quickjs);
+  let expected;
+  try {
+    const { vm } = sandbox;
+    const result = vm.unwrapResult(vm.evalCode("Object.getOwnPropertyNames(globalThis)"));
+    expected = vm.dump(result);
+    result.dispose();
+  } finally {
+    sandbox.stop("test over");
+    sandbox.release();
+  }
+  assert.ok(expected.length > 40 && expected.includes("Promise"), `the runner's realm has only ${expected.length} globals`);
+  const source = lockProbing(`  const expected = ${JSON.stringify(expected)};
+  const actual = Object.getOwnPropertyNames(globalThis);
+  const extra = actual.filter((name) => !expected.includes(name));
+  const missing = expected.filter((name) => !actual.includes(name));
+  if (extra.length > 0 || missing.length > 0) throw new Error("the engine's globals: extra " + extra.join(" ") + "; missing " + missing.join(" "));`);
+  const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
+  assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
+});
+
 test("in the engine, too, a built-in prototype itself cannot be changed", async () => {
   const source = lockProbing(PROTOTYPE_CHANGES.map((attempt) => `  try { ${attempt}; throw new Error(${JSON.stringify(`changed: ${attempt}`)}); } catch (error) { if (String(error.message).startsWith("changed: ")) throw error; }`).join("\n"));
   const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
