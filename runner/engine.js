@@ -50,8 +50,6 @@ class QuickJSPool {
     this.current = null;
     /** The last discarded instance: used only when no spare is ready (see `take`). */
     this.lastResort = null;
-    /** How many submissions began (`beginSubmission`): sandboxes made for one are stale in the next. */
-    this.submissions = 0;
   }
 
   /** Makes sure `count` fresh instances are ready. */
@@ -93,7 +91,6 @@ class QuickJSPool {
   beginSubmission() {
     this.current = null;
     this.lastResort = null;
-    this.submissions += 1;
   }
 
   /**

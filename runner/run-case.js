@@ -180,8 +180,7 @@ export function createCaseRunner(engines, { exercise, source, fileName, limits =
     if (sandbox.broken || !sandbox.restores) retire();
     return result;
   };
-  const dispose = () => retire();
-  return { run, dispose };
+  return { run, dispose: retire };
 }
 
 /**

@@ -123,8 +123,8 @@ pub unsafe fn eval(ctx: *mut Context, source: &str, file: &str, flags: u32) -> O
 /// # Safety
 /// `ctx` is a live context and the values are its own, live.
 pub unsafe fn call(ctx: *mut Context, function: q::JSValue, this: q::JSValue, args: &[q::JSValue]) -> Outcome {
-    let mut args = args.to_vec();
-    let raw = q::JS_Call(ctx, function, this, args.len() as c_int, args.as_mut_ptr());
+    // QuickJS reads the arguments (JSValueConst) and never writes them: no copy is needed.
+    let raw = q::JS_Call(ctx, function, this, args.len() as c_int, args.as_ptr().cast_mut());
     outcome(ctx, raw)
 }
 

@@ -79,8 +79,7 @@ pub fn grade(
 ) -> Result<Graded, String> {
     let Listener { on_run, on_test } = listener;
     let exercise = runner::Exercise::named(submission.exercise)?;
-    let info = grader::dynamic::exercise_named(submission.exercise)?.info();
-    let problems = preflight::preflight(submission.source, submission.file, info.exports, clock);
+    let problems = preflight::preflight(submission.source, submission.file, exercise.exports, clock);
     if !problems.is_empty() {
         return Ok(Graded::Problems(problems));
     }

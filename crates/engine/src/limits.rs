@@ -2,10 +2,10 @@
 //! The same limits and words as the JavaScript runner's sandbox
 //! (`runner/sandbox.js`, `DEFAULT_LIMITS` and `STOP_REASONS`).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The limits of one run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Limits {
     /// In interrupt-handler calls: QuickJS calls the handler about every

@@ -26,6 +26,8 @@ pub struct Exercise {
     pub drives_store: bool,
     pub key: &'static str,
     pub processes_max: u32,
+    /// The functions the learner's module must export.
+    pub exports: &'static [&'static str],
 }
 
 impl Exercise {
@@ -38,6 +40,7 @@ impl Exercise {
             drives_store: matches!(info.drive, grader::registry::Drive::Store),
             key: info.key.unwrap_or(""),
             processes_max: hosted.processes_max(),
+            exports: info.exports,
         })
     }
 }

@@ -22,6 +22,27 @@ fn limits_of(limits: JsValue) -> Result<engine::Limits, JsError> {
     })
 }
 
+/// The engine's default limits and the words of each stop, as JSON
+/// (`{ defaults, reasons: { steps, jobs, wall, memory, stack } }`): the
+/// JavaScript runner's sandbox states the same (`DEFAULT_LIMITS`,
+/// `STOP_REASONS`), and a test holds the two to it.
+#[wasm_bindgen(js_name = engineLimits)]
+pub fn engine_limits() -> String {
+    use engine::limits::reasons;
+    let defaults = engine::Limits::default();
+    serde_json::json!({
+        "defaults": defaults,
+        "reasons": {
+            "steps": reasons::steps(&defaults),
+            "jobs": reasons::jobs(&defaults),
+            "wall": reasons::wall(&defaults),
+            "memory": reasons::memory(),
+            "stack": reasons::stack(),
+        },
+    })
+    .to_string()
+}
+
 /// Grades `source` as `fileName` for `exercise` in the engine: the
 /// preflight, then the suite (options as for `gradeSubmission`), with
 /// `onTest` and `onFailing` as there, and `onRun()` before each run. If a
