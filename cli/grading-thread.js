@@ -25,9 +25,13 @@ const WORKER_URL = new URL("./worker.js", import.meta.url);
 export const THREAD_HEAP_MB = 256;
 
 export class GradingThread {
-  /** A thread whose engines have loaded; throws (an Error saying why) if they cannot. */
-  static async start() {
-    const thread = new GradingThread();
+  /**
+   * A thread whose engines have loaded; throws (an Error saying why) if they
+   * cannot. `stackSizeMb` is its native stack (Node's default, 4 MiB, unless
+   * given: the tests give a browser worker's 1 MiB).
+   */
+  static async start({ stackSizeMb } = {}) {
+    const thread = new GradingThread({ stackSizeMb });
     const event = await thread.#next(null);
     if (event.message?.ready) {
       thread.maxScores = event.message.maxScores;
@@ -46,8 +50,8 @@ export class GradingThread {
   #crash = null;
   #exitCode = null;
 
-  constructor() {
-    this.#worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
+  constructor({ stackSizeMb } = {}) {
+    this.#worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, ...(stackSizeMb && { stackSizeMb }) } });
     this.#worker.on("message", (message) => {
       if (message && "test" in message) this.#onTest?.(message.test);
       else this.#listener?.({ message });
@@ -80,7 +84,12 @@ export class GradingThread {
     this.#worker.postMessage({ file: { exercise: file.exercise, path: file.path, source: file.source }, options });
     const event = await answer;
     this.#onTest = null;
-    if (event.message && "report" in event.message) return { report: event.message.report };
+    if (event.message && "report" in event.message) {
+      // A thread whose engine broke down says so with its report; it is ended
+      // here, and the next file gets a fresh thread (as after any death).
+      if (event.message.retire) await this.stop();
+      return { report: event.message.report };
+    }
     if (event.message) {
       await this.stop();
       return { problem: `grading ${name} failed inside the grader (${event.message.error}); the other files were graded; report this with the file` };

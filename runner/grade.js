@@ -99,19 +99,91 @@ function formatBytes(bytes) {
  * the same JSON); `onFailing(name)` as soon as the next test has failed,
  * before its counterexample is shrunk (its verdict is final then; its
  * `onTest` follows). A submission that cannot be run has no tests to hand over.
+ *
+ * When the engine breaks down under a submission (see `engineBrokeDown`),
+ * the submission is graded again in the JavaScript runner, which gives the
+ * same report; from then on every grading in this realm runs there.
  */
-export async function gradeSource(engines, { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun, onTest, onFailing }) {
+export async function gradeSource(engines, request) {
+  const { exercise, source, fileName, options = {}, limits = DEFAULT_LIMITS, onRun, onTest, onFailing } = request;
   const registry = registryOf(engines.leaselab);
   const spec = registry.exercise(exercise);
   const file = fileName ?? spec.file;
   const tooLarge = sizeProblem(source, file);
   const notRun = (problems) => ({ exercise, graderVersion: registry.graderVersion, score: 0, maxScore: spec.maxScore, problems, tests: [] });
   if (tooLarge) return notRun([tooLarge]);
-  const graded = JSON.parse(
-    engines.leaselab.gradeInEngine(exercise, source, file, options, limits, onTest && ((testJson) => onTest(JSON.parse(testJson))), onFailing, onRun),
-  );
+  if (engineBrokeDown(engines)) return gradeSourceInSandbox(engines, request);
+  /** What the caller was already told, should the engine break down half-way. */
+  const told = { tests: [], failing: new Set() };
+  const handOver = (testJson) => {
+    const test = JSON.parse(testJson);
+    told.tests.push(test);
+    onTest?.(test);
+  };
+  const announce = (name) => {
+    told.failing.add(name);
+    onFailing?.(name);
+  };
+  let graded;
+  try {
+    graded = JSON.parse(engines.leaselab.gradeInEngine(exercise, source, file, options, limits, handOver, announce, onRun));
+  } catch (error) {
+    if (!noteBreakdown(engines, error)) throw error;
+    return gradeAgainInSandbox(engines, request, told);
+  }
   if (graded.problems) return notRun(graded.problems);
   return { ...graded, problems: [] };
+}
+
+/**
+ * Whether the engine broke down in this realm: a call into it was stopped
+ * half-way (V8's native stack ran out under a submission nested too deeply
+ * for it, or a trap), so its wasm instance is left mid-call and is never
+ * called again. Every grading and replay here then runs in the JavaScript
+ * runner, whose QuickJS instances are separate and fresh. The page's
+ * workers and the CLI's threads ask this after each request, and are
+ * replaced when it is true, so a fresh engine grades the next submission.
+ */
+export function engineBrokeDown(engines) {
+  return engines.brokeDown !== undefined;
+}
+
+/** After `error` came out of a call into the engine: true (and noted) if the engine broke down. */
+function noteBreakdown(engines, error) {
+  if (!engines.leaselab.engineBrokeDown()) return false;
+  // Only a failure of the VM itself leaves a call half-way; a callback's
+  // error or a bad option comes back as the call's own error, cleanly.
+  engines.brokeDown ??= String(error?.message ?? error).slice(0, 200);
+  return true;
+}
+
+/**
+ * The submission graded again in the JavaScript runner after the engine
+ * broke down under it. Its report is the engine's (the parity test holds
+ * them equal), so the caller is told only what it was not told yet, and the
+ * tests already handed over stay in the report as they were.
+ * The V8 stack overflow that stopped the engine is, in the JavaScript
+ * runner, the run's own verdict ("recursed too deeply…"): the verdict the
+ * engine gives on a thread whose native stack is deep enough (the CLI's).
+ */
+async function gradeAgainInSandbox(engines, request, told) {
+  const { onTest, onFailing } = request;
+  let finished = 0;
+  const report = await gradeSourceInSandbox(engines, {
+    ...request,
+    onTest: onTest && ((test) => {
+      finished += 1;
+      if (finished > told.tests.length) onTest(test);
+    }),
+    onFailing: onFailing && ((name) => {
+      if (!told.failing.has(name) && !told.tests.some((test) => test.name === name)) onFailing(name);
+    }),
+  });
+  if (told.tests.length > 0 && report.tests.length >= told.tests.length) {
+    report.tests.splice(0, told.tests.length, ...told.tests);
+    report.score = report.tests.reduce((sum, test) => sum + test.score, 0);
+  }
+  return report;
 }
 
 /**
@@ -158,9 +230,30 @@ export async function replaySource(engines, { exercise, source, token, fileName,
   const tooLarge = sizeProblem(source, file);
   if (tooLarge) throw new Error(tooLarge);
   const caseJson = engines.leaselab.caseFromToken(exercise, token);
-  const answer = engines.leaselab.runCaseInEngine(exercise, source, file, caseJson, limits);
+  let answer = null;
+  if (!engineBrokeDown(engines)) {
+    try {
+      answer = engines.leaselab.runCaseInEngine(exercise, source, file, caseJson, limits);
+    } catch (error) {
+      if (!noteBreakdown(engines, error)) throw error;
+    }
+  }
+  // The engine broke down (now or before): the run again in the JavaScript runner, as in `gradeSource`.
+  answer ??= await runCaseInSandbox(engines, { exercise, source, fileName: file, caseJson, limits });
   const execution = JSON.parse(engines.leaselab.executionFromAnswer(exercise, caseJson, answer));
   const violation = JSON.parse(engines.leaselab.checkAnswer(exercise, caseJson, answer));
   const words = JSON.parse(engines.leaselab.describeTrace(JSON.stringify(execution.trace)));
   return { caseJson, execution, violation, words };
+}
+
+/** One case run in the JavaScript runner: the answer, as `runCaseInEngine` gives it. */
+async function runCaseInSandbox(engines, { exercise, source, fileName, caseJson, limits }) {
+  engines.quickjs.beginSubmission();
+  await engines.quickjs.refill();
+  const runner = createCaseRunner(engines, { exercise, source, fileName, limits });
+  try {
+    return runner.run(caseJson);
+  } finally {
+    runner.dispose();
+  }
 }

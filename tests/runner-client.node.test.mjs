@@ -133,6 +133,24 @@ test("a worker that dies fails the request it was running with a clear message; 
   assert.deepEqual(await queued, { score: 3 });
 });
 
+test("a worker whose engine broke down answers, then is ended: its report stands, and the next request goes to a fresh worker", async () => {
+  const graded = grade({ exercise: "lock", source: "nested too deeply" });
+  const worker = workers.at(-1);
+  started(worker);
+  const report = { score: 0, problems: ["lock.js: its top-level code recursed too deeply"], tests: [] };
+  worker.answer({ id: worker.last.id, type: "result", report, retire: true });
+  assert.deepEqual(await graded, report);
+  assert.equal(worker.terminated, true, "its engine was left half-way through a call: it is not used again");
+
+  const next = grade({ exercise: "lock", source: "fine" });
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, worker);
+  assert.equal(fresh.last.source, "fine");
+  fresh.answer({ id: fresh.last.id, type: "result", report: { score: 14 }, retire: false });
+  assert.deepEqual(await next, { score: 14 });
+  assert.equal(fresh.terminated, false, "a worker whose engine is whole is kept");
+});
+
 test("a deadline that passes before the worker started blames the grader, not the code", async () => {
   const grading = grade({ exercise: "lock", source: "x", deadlineMs: 2_000 });
   mock.timers.tick(2_000);

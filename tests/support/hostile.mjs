@@ -18,6 +18,12 @@
 //                                     terminates the grading thread
 //   // generate: pad-comment BYTES    the source is the file plus a comment of
 //                                     BYTES bytes, made at test time
+//   // stack: overflows-native         the attack runs a small native stack (a
+//                                     browser worker's) out before QuickJS's
+//                                     own check: the engine breaks down and
+//                                     the JavaScript runner gives the verdict
+//                                     (engine-breakdown.node.test.mjs), so
+//                                     engine-parity leaves it out
 //   // attack: <one line>             what the file does
 //
 // Messages are matched loosely: the runner's wording may change, the
@@ -43,7 +49,7 @@ export const ALWAYS_FORBIDDEN = /InternalError: interrupted|threw null\b|it expo
 /** A verdict's text must stay small: learner values are described, never dumped. */
 export const REPORT_CHARS_MAX = 2_000_000;
 
-/** Every corpus file: `{ name, path, exercise, cls, expect, message, forbid, seeds, via, generate, plainThrow, attack }`. */
+/** Every corpus file: `{ name, path, exercise, cls, expect, message, forbid, seeds, via, generate, plainThrow, overflowsNativeStack, attack }`. */
 export function loadCorpus() {
   const entries = [];
   // The attacks are written per exercise; an exercise without a folder of them yet has none.
@@ -56,6 +62,7 @@ export function loadCorpus() {
       }
       if (header.exercise !== exercise) throw new Error(`${exercise}/${file} says it is for ${header.exercise}`);
       if (!["pass", "fail", "problem"].includes(header.expect)) throw new Error(`${exercise}/${file}: expect must be pass, fail or problem`);
+      if (header.stack !== undefined && header.stack !== "overflows-native") throw new Error(`${exercise}/${file}: stack must be overflows-native`);
       entries.push({
         name: `${exercise}/${file}`,
         path,
@@ -68,6 +75,7 @@ export function loadCorpus() {
         via: header.via ?? "runner",
         generate: header.generate ?? null,
         plainThrow: header.compare === "plain-throw",
+        overflowsNativeStack: header.stack === "overflows-native",
         attack: header.attack,
       });
     }

@@ -2,9 +2,45 @@
 //! graded, or one case run, inside this module, QuickJS included, so the
 //! runner's loop never crosses into JavaScript.
 
+use std::cell::Cell;
+
 use wasm_bindgen::prelude::*;
 
 use crate::grading::{describe_js_error, grade_options, test_events_to};
+
+thread_local! {
+    /// Set while a call into the engine is under way. A call that returns
+    /// (an `Err` included) clears it; one that V8 stopped half-way (its
+    /// native stack ran out, or a trap) leaves it set, because nothing in
+    /// this module runs after such a stop.
+    static ENGINE_CALL_UNDER_WAY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks a call into the engine as under way until it is dropped.
+struct EngineCall;
+
+impl EngineCall {
+    fn begin() -> EngineCall {
+        ENGINE_CALL_UNDER_WAY.with(|flag| flag.set(true));
+        EngineCall
+    }
+}
+
+impl Drop for EngineCall {
+    fn drop(&mut self) {
+        ENGINE_CALL_UNDER_WAY.with(|flag| flag.set(false));
+    }
+}
+
+/// True when a call into the engine (`gradeInEngine`, `runCaseInEngine`)
+/// never returned: V8 stopped it half-way, so this instance's state (its
+/// stack pointer, its arenas, the grading under way) is left as it was at
+/// that moment. The engine must not be called again in this instance; the
+/// caller grades the submission another way (runner/grade.js).
+#[wasm_bindgen(js_name = engineBrokeDown)]
+pub fn engine_broke_down() -> bool {
+    ENGINE_CALL_UNDER_WAY.with(Cell::get)
+}
 
 /// The real clock for the engine's wall-clock backstop.
 fn now_ms() -> f64 {
@@ -60,6 +96,7 @@ pub fn grade_in_engine(
     on_failing: Option<js_sys::Function>,
     on_run: Option<js_sys::Function>,
 ) -> Result<String, JsError> {
+    let _call = EngineCall::begin();
     let (options, part) = grade_options(options)?;
     let submission = engine::Submission { exercise, source, file: file_name, limits: limits_of(limits)? };
     let mut on_test = test_events_to(on_test.as_ref(), on_failing.as_ref());
@@ -88,6 +125,7 @@ pub fn run_case_in_engine(
     case_json: &str,
     limits: JsValue,
 ) -> Result<String, JsError> {
+    let _call = EngineCall::begin();
     let submission = engine::Submission { exercise, source, file: file_name, limits: limits_of(limits)? };
     engine::run_case(&submission, case_json, now_ms).map_err(|message| JsError::new(&message))
 }

@@ -133,6 +133,10 @@ function createLane(size = 1) {
         died(message.message);
         return;
       default:
+        // The engine broke down under this submission (runner/grade.js): the
+        // answer is right, from the JavaScript runner, but this worker's
+        // engine is never used again; the next request starts a fresh one.
+        if (message.retire) retireWorker(slot);
         job.answers[slot] = message.report ?? message.replay ?? message.lab ?? message.loaded;
         if (job.answers.every((answer) => answer !== undefined)) settle(job, () => job.resolve(job.merge(job.answers)));
     }
@@ -149,6 +153,11 @@ function createLane(size = 1) {
     if (active !== job) return;
     stopWorkers();
     settle(job, () => job.onDeadline());
+  }
+
+  function retireWorker(slot) {
+    workers[slot]?.terminate();
+    workers[slot] = null;
   }
 
   function stopWorkers() {

@@ -15,13 +15,15 @@
 //               { id, type: "test", index, test }              (while grading: the index-th test of this
 //                                                              worker's report, as soon as it is finished)
 //               { id, type: "result", loaded: true }           (load)
-//               { id, type: "result", report }                 (grade)
-//               { id, type: "result", replay: { caseJson, execution, violation, words } }
+//               { id, type: "result", report, retire }         (grade)
+//               { id, type: "result", replay: { caseJson, execution, violation, words }, retire }
+//                                                             (retire: the engine broke down here, so the answer came
+//                                                              from the JavaScript runner: replace this worker)
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
 import { loadEngines } from "../../../runner/engine.js";
-import { gradeSource, replaySource } from "../../../runner/grade.js";
+import { engineBrokeDown, gradeSource, replaySource } from "../../../runner/grade.js";
 import { runLab } from "../../../runner/lab-run.js";
 import { registryOf } from "../../../runner/registry.js";
 
@@ -53,10 +55,10 @@ self.addEventListener("message", async (event) => {
       // A failure as soon as it is found, before its shrinking (hundreds of runs, at times): the next test to finish.
       const onFailing = (name) => self.postMessage({ id: request.id, type: "failing", index: finished, name });
       const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun, onTest, onFailing });
-      self.postMessage({ id: request.id, type: "result", report });
+      self.postMessage({ id: request.id, type: "result", report, retire: engineBrokeDown(engines) });
     } else if (request.type === "replay") {
       const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
-      self.postMessage({ id: request.id, type: "result", replay });
+      self.postMessage({ id: request.id, type: "result", replay, retire: engineBrokeDown(engines) });
     } else if (request.type === "lab") {
       const onLog = (line) => self.postMessage({ id: request.id, type: "log", line });
       const lab = await runLab(engines, { exercise: request.exercise, source: request.source, endpoint: request.endpoint, onLog });
