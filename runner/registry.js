@@ -30,6 +30,11 @@ export function registryOf(leaselab) {
   return registry;
 }
 
+/** The same registry from `exerciseRegistry()`'s JSON text, read without the module (runner/node/engines.js). */
+export function registryFromJson(json) {
+  return makeRegistry(JSON.parse(json));
+}
+
 function makeRegistry(data) {
   const { graderVersion, defaults, exercises } = deepFreeze(data);
   const names = Object.freeze(exercises.map((exercise) => exercise.name));

@@ -6,7 +6,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import initLeaselab, * as leaselab from "../../web/pkg/leaselab.js";
 import { loadEngines } from "../engine.js";
-import { registryOf } from "../registry.js";
+import { registryFromJson, registryOf } from "../registry.js";
+import { customSection, REGISTRY_SECTION } from "../wasm-sections.js";
 
 const LEASELAB_WASM = fileURLToPath(new URL("../../web/pkg/leaselab_bg.wasm", import.meta.url));
 const QUICKJS_WASM = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
@@ -26,9 +27,15 @@ export async function loadNodeEngines() {
 
 /**
  * The exercise registry (see registry.js) without QuickJS: for the CLI's
- * arguments and reports, and for tests that enumerate the exercises.
+ * arguments and reports, and for tests that enumerate the exercises. Read
+ * from the module's registry section (added at build time from the module's
+ * own `exerciseRegistry()`), so the module is not compiled for it; a module
+ * without the section (built by hand) is instantiated and asked.
  */
 export async function loadNodeRegistry() {
-  await initLeaselab({ module_or_path: await readLeaselabWasm() });
+  const bytes = await readLeaselabWasm();
+  const section = customSection(bytes, REGISTRY_SECTION);
+  if (section !== null) return registryFromJson(new TextDecoder().decode(section));
+  await initLeaselab({ module_or_path: bytes });
   return registryOf(leaselab);
 }

@@ -31,6 +31,9 @@ pub struct WasmModule {
     profile: &'static str,
     /// What wasm-opt is asked to do to it.
     opt_flags: &'static [&'static str],
+    /// Whether its exercise registry is added to it as a custom section
+    /// (runner/node/embed-registry.mjs), for hosts that need only that.
+    registry_section: bool,
 }
 
 /// The two wasm modules: the small store for the lesson's widgets, built for
@@ -43,12 +46,14 @@ pub const WASM_MODULES: [WasmModule; 2] = [
         features: &[],
         profile: "release",
         opt_flags: &["-Oz", "--strip-debug", "--strip-producers"],
+        registry_section: false,
     },
     WasmModule {
         out_name: "leaselab",
         features: &["--features", "grader"],
         profile: "grader",
         opt_flags: &["--strip-debug", "--strip-producers"],
+        registry_section: true,
     },
 ];
 
@@ -58,7 +63,7 @@ pub const WASM_MODULES: [WasmModule; 2] = [
 /// Node takes most of a build's half minute, and `cargo xtask test` builds
 /// twice (the page, then the authors' check).
 pub fn build_wasm() -> Result<(), String> {
-    for WasmModule { out_name, features, profile, opt_flags } in WASM_MODULES {
+    for WasmModule { out_name, features, profile, opt_flags, registry_section } in WASM_MODULES {
         let mut args = vec!["build", "--profile", profile, "--target", WASM_TARGET, "-p", "wasm"];
         args.extend(features);
         cmd::run(command("cargo", &args))?;
@@ -66,7 +71,7 @@ pub fn build_wasm() -> Result<(), String> {
         let pkg = pkg();
         let wasm = pkg.join(format!("{out_name}_bg.wasm"));
         let stamp = pkg.join(format!("{out_name}.stamp"));
-        let fingerprint = module_fingerprint(&input, opt_flags)?;
+        let fingerprint = module_fingerprint(&input, opt_flags, registry_section)?;
         let outputs_exist = wasm.exists() && pkg.join(format!("{out_name}.js")).exists();
         if outputs_exist && std::fs::read_to_string(&stamp).is_ok_and(|last| last == fingerprint) {
             eprintln!("web/pkg/{out_name}: unchanged since its last build");
@@ -91,6 +96,9 @@ pub fn build_wasm() -> Result<(), String> {
         let mut opt_args = opt_flags.to_vec();
         opt_args.extend([wasm_text.as_str(), "-o", wasm_text.as_str()]);
         cmd::run(command(&node_bin("wasm-opt"), &opt_args))?;
+        if registry_section {
+            cmd::run(command("node", &["runner/node/embed-registry.mjs", wasm_text.as_str()]))?;
+        }
         std::fs::write(&stamp, fingerprint).map_err(|error| format!("cannot write {}: {error}", stamp.display()))?;
     }
     Ok(())
@@ -98,13 +106,14 @@ pub fn build_wasm() -> Result<(), String> {
 
 /// Names what `web/pkg` is made from: the module cargo built (its size and
 /// an FNV-1a hash of its bytes), the wasm-bindgen CLI and the wasm-opt flags.
-fn module_fingerprint(input: &Path, opt_flags: &[&str]) -> Result<String, String> {
+fn module_fingerprint(input: &Path, opt_flags: &[&str], registry_section: bool) -> Result<String, String> {
     let bytes = std::fs::read(input).map_err(|error| format!("cannot read {}: {error}", input.display()))?;
     let hash = bytes
         .iter()
         .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
     let bindgen = crate::tools::locked_wasm_bindgen_version()?;
-    Ok(format!("{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}\n", bytes.len(), opt_flags.join(" ")))
+    let registry = if registry_section { ", registry section" } else { "" };
+    Ok(format!("{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}{registry}\n", bytes.len(), opt_flags.join(" ")))
 }
 
 /// Where cargo puts its builds: `CARGO_TARGET_DIR` when set (relative to the
