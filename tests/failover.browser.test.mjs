@@ -37,11 +37,13 @@ async function axeOnSimulator(page) {
   return results.violations.map((violation) => ({ id: violation.id, help: violation.help, nodes: violation.nodes.map((node) => node.target.join(" ")) }));
 }
 
-test("the simulation loads only when the simulator comes near, saying so meanwhile", async () => {
+test("the simulation loads only when the simulator comes near, saying so meanwhile, and never the grader's module", async () => {
   const { page, problems } = await openLesson(session);
   const wasmRequests = [];
+  const graderRequests = [];
   page.on("request", (request) => {
-    if (request.url().endsWith("/leaselab_bg.wasm")) wasmRequests.push(request.url());
+    if (request.url().endsWith("/leaselab_failover_bg.wasm")) wasmRequests.push(request.url());
+    if (request.url().endsWith("/leaselab_bg.wasm")) graderRequests.push(request.url());
   });
   assert.equal(await page.locator(`${WIDGET} .widget-loading`).textContent(), "Loading the simulation…");
   // A state, not a time: nothing more is loading, and the simulation is not among what loaded.
@@ -50,6 +52,7 @@ test("the simulation loads only when the simulator comes near, saying so meanwhi
   await page.locator("#widget-failover-simulator").scrollIntoViewIfNeeded();
   await page.locator(`${WIDGET}[data-ready="true"]`).waitFor();
   assert.ok(wasmRequests.length >= 1);
+  assert.deepEqual(graderRequests, [], "the simulator runs on its own small module, not the grader's (QuickJS inside)");
   assert.deepEqual(problems, []);
 });
 

@@ -6,7 +6,7 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import initLeaselab, * as leaselab from "../web/pkg/leaselab.js";
+import initLeaselab, * as leaselab from "../web/pkg/leaselab_failover.js";
 import {
   LOOKAHEAD_MS,
   PRESETS,
@@ -29,7 +29,7 @@ const TTL_MS = 3_000;
 const TAKEOVER_SLACK_MS = 200;
 
 before(async () => {
-  await initLeaselab({ module_or_path: readFileSync(new URL("../web/pkg/leaselab_bg.wasm", import.meta.url)) });
+  await initLeaselab({ module_or_path: readFileSync(new URL("../web/pkg/leaselab_failover_bg.wasm", import.meta.url)) });
 });
 
 const run = (request) => JSON.parse(leaselab.failoverRun(JSON.stringify(request)));

@@ -14,14 +14,15 @@
 //! Every exported `Result` turns into a thrown JS `Error` whose message says
 //! what was wrong and what to do instead.
 
-#[cfg(feature = "grader")]
+// The failover simulator and the fencing race each live in their widget's
+// module only: the failover module, and the store module.
+#[cfg(feature = "failover")]
 pub mod failover;
-// The fencing race lives in the store module only: its widget loads that one.
 #[cfg(feature = "grader")]
 mod delivery;
 #[cfg(feature = "grader")]
 mod engine_api;
-#[cfg(not(feature = "grader"))]
+#[cfg(not(any(feature = "failover", feature = "grader")))]
 pub mod fencing_race;
 #[cfg(feature = "grader")]
 mod grading;

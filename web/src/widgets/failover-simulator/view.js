@@ -1,11 +1,12 @@
-// The failover simulator's shell: loads the simulation (the grader's wasm
-// module, with the Rust reference lease protocol), runs the clock, turns
+// The failover simulator's shell: loads the simulation (its own wasm module,
+// leaselab_failover: the simulation and the Rust reference lease protocol,
+// without the grader's engine), runs the clock, turns
 // clicks into actions, asks for a new run when the state needs one, and
 // draws the state.
 //
 // The clock only moves while the widget is on screen, so a visitor who
 // scrolls away finds the story where they left it.
-import initLeaselab, { failoverRun } from "../../../pkg/leaselab.js";
+import initFailover, { failoverRun } from "../../../pkg/leaselab_failover.js";
 import { compileWasm } from "../../../../runner/wasm-fetch.js";
 import { h, replaceChildren } from "../../dom.js";
 import {
@@ -42,7 +43,7 @@ let loading = null;
  * widget can run.
  */
 export function loadFailoverSimulator() {
-  loading ??= initLeaselab({ module_or_path: compileWasm(new URL("./leaselab_bg.wasm", import.meta.url)) }).then(() => mountFailoverSimulator);
+  loading ??= initFailover({ module_or_path: compileWasm(new URL("./leaselab_failover_bg.wasm", import.meta.url)) }).then(() => mountFailoverSimulator);
   return loading;
 }
 
