@@ -123,7 +123,11 @@ fn module_fingerprint(input: &Path, opt_flags: &[&str], registry_section: bool) 
         .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
     let bindgen = crate::tools::locked_wasm_bindgen_version()?;
     let registry = if registry_section { ", registry section" } else { "" };
-    Ok(format!("{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}{registry}\n", bytes.len(), opt_flags.join(" ")))
+    Ok(format!(
+        "{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}{registry}\n",
+        bytes.len(),
+        opt_flags.join(" ")
+    ))
 }
 
 /// Where cargo puts its builds: `CARGO_TARGET_DIR` when set (relative to the

@@ -16,12 +16,12 @@
 
 // The failover simulator and the fencing race each live in their widget's
 // module only: the failover module, and the store module.
-#[cfg(feature = "failover")]
-pub mod failover;
 #[cfg(feature = "grader")]
 mod delivery;
 #[cfg(feature = "grader")]
 mod engine_api;
+#[cfg(feature = "failover")]
+pub mod failover;
 #[cfg(not(any(feature = "failover", feature = "grader")))]
 pub mod fencing_race;
 #[cfg(feature = "grader")]
