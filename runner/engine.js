@@ -111,7 +111,9 @@ class QuickJSPool {
 let loading = null;
 
 /**
- * Both engines: `{ quickjs: QuickJSPool, leaselab }`.
+ * Both engines: `{ quickjs: QuickJSPool, leaselab, spareLeaselab }`
+ * (`spareLeaselab()` resolves to a fresh instance of leaselab's module, the
+ * first time it is asked).
  * `sources.quickjsWasm` and `sources.leaselabWasm` are the wasm files' bytes
  * (Node) or URLs (browser).
  */
@@ -160,8 +162,19 @@ export function loadEngines(sources) {
       return instance;
     };
     const pool = new QuickJSPool(make, (instance) => memories.get(instance) ?? null);
-    await initLeaselab({ module_or_path: compile(sources.leaselabWasm) });
-    return { quickjs: pool, leaselab };
+    const leaselabModule = await compile(sources.leaselabWasm);
+    await initLeaselab({ module_or_path: leaselabModule });
+    // A second instance of the same module, for after the engine broke down
+    // in the first (runner/grade.js): wasm-bindgen's glue holds one instance
+    // per copy of its file, so xtask writes a second copy (leaselab_spare.js).
+    // Made once, from the module already compiled, only when asked.
+    let spare = null;
+    const spareLeaselab = () =>
+      (spare ??= import("../web/pkg/leaselab_spare.js").then((glue) => {
+        glue.initSync({ module: leaselabModule });
+        return glue;
+      }));
+    return { quickjs: pool, leaselab, spareLeaselab };
   })();
   return loading;
 }

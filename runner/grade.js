@@ -115,20 +115,24 @@ export async function gradeSource(engines, request) {
   if (engineBrokeDown(engines)) return gradeSourceInSandbox(engines, request);
   /** What the caller was already told, should the engine break down half-way. */
   const told = { tests: [], failing: new Set() };
-  const handOver = (testJson) => {
-    const test = JSON.parse(testJson);
-    told.tests.push(test);
-    onTest?.(test);
-  };
-  const announce = (name) => {
-    told.failing.add(name);
-    onFailing?.(name);
-  };
+  const handOver =
+    onTest &&
+    ((testJson) => {
+      const test = JSON.parse(testJson);
+      told.tests.push(test);
+      onTest(test);
+    });
+  const announce =
+    onFailing &&
+    ((name) => {
+      told.failing.add(name);
+      onFailing(name);
+    });
   let graded;
   try {
     graded = JSON.parse(engines.leaselab.gradeInEngine(exercise, source, file, options, limits, handOver, announce, onRun));
   } catch (error) {
-    if (!noteBreakdown(engines, error)) throw error;
+    if (!(await brokeDownUnder(engines, error))) throw error;
     return gradeAgainInSandbox(engines, request, told);
   }
   if (graded.problems) return notRun(graded.problems);
@@ -138,23 +142,32 @@ export async function gradeSource(engines, request) {
 /**
  * Whether the engine broke down in this realm: a call into it was stopped
  * half-way (V8's native stack ran out under a submission nested too deeply
- * for it, or a trap), so its wasm instance is left mid-call and is never
- * called again. Every grading and replay here then runs in the JavaScript
- * runner, whose QuickJS instances are separate and fresh. The page's
- * workers and the CLI's threads ask this after each request, and are
- * replaced when it is true, so a fresh engine grades the next submission.
+ * for it, or a trap), so that instance of the grader's module is left
+ * mid-call (its stack pointer lowered, its arenas and the grading under way
+ * abandoned) and is not used again: `engines.leaselab` is then a spare,
+ * fresh instance of the same module (`spareLeaselab`), and every grading
+ * and replay here runs in the JavaScript runner (whose QuickJS instances
+ * are separate and fresh), with the spare as its grader; the spare's engine
+ * is never called. The page's workers and the CLI's threads ask this after
+ * each request, and are replaced when it is true, so a fresh engine grades
+ * the next submission.
  */
 export function engineBrokeDown(engines) {
   return engines.brokeDown !== undefined;
 }
 
-/** After `error` came out of a call into the engine: true (and noted) if the engine broke down. */
-function noteBreakdown(engines, error) {
+/**
+ * After `error` came out of a call into the engine: if the call was stopped
+ * half-way, the instance is replaced by the spare (above). True when that
+ * was V8's native stack running out, the submission's doing, which the
+ * JavaScript runner turns into the run's verdict; a trap (a panic, a bad
+ * access) is the grader's own failure, and the caller reports it as before.
+ */
+async function brokeDownUnder(engines, error) {
   if (!engines.leaselab.engineBrokeDown()) return false;
-  // Only a failure of the VM itself leaves a call half-way; a callback's
-  // error or a bad option comes back as the call's own error, cleanly.
   engines.brokeDown ??= String(error?.message ?? error).slice(0, 200);
-  return true;
+  engines.leaselab = await engines.spareLeaselab();
+  return error instanceof RangeError;
 }
 
 /**
@@ -171,13 +184,17 @@ async function gradeAgainInSandbox(engines, request, told) {
   let finished = 0;
   const report = await gradeSourceInSandbox(engines, {
     ...request,
-    onTest: onTest && ((test) => {
-      finished += 1;
-      if (finished > told.tests.length) onTest(test);
-    }),
-    onFailing: onFailing && ((name) => {
-      if (!told.failing.has(name) && !told.tests.some((test) => test.name === name)) onFailing(name);
-    }),
+    onTest:
+      onTest &&
+      ((test) => {
+        finished += 1;
+        if (finished > told.tests.length) onTest(test);
+      }),
+    onFailing:
+      onFailing &&
+      ((name) => {
+        if (!told.failing.has(name) && !told.tests.some((test) => test.name === name)) onFailing(name);
+      }),
   });
   if (told.tests.length > 0 && report.tests.length >= told.tests.length) {
     report.tests.splice(0, told.tests.length, ...told.tests);
@@ -235,7 +252,7 @@ export async function replaySource(engines, { exercise, source, token, fileName,
     try {
       answer = engines.leaselab.runCaseInEngine(exercise, source, file, caseJson, limits);
     } catch (error) {
-      if (!noteBreakdown(engines, error)) throw error;
+      if (!(await brokeDownUnder(engines, error))) throw error;
     }
   }
   // The engine broke down (now or before): the run again in the JavaScript runner, as in `gradeSource`.

@@ -47,6 +47,7 @@ export function customSection(bytes, name) {
     if (id === 0) {
       const length = readUnsigned(bytes, size.next);
       const nameEnd = length.next + length.value;
+      if (nameEnd > end) throw new Error("a WebAssembly module's custom section is shorter than its name");
       if (length.value === wanted.length && wanted.every((byte, index) => bytes[length.next + index] === byte)) return bytes.subarray(nameEnd, end);
     }
     at = end;

@@ -6,7 +6,8 @@
 // With 4 MiB, QuickJS's own check fires and the run gets the stack verdict;
 // with 1 MiB, V8 stops the engine half-way. That submission must still get
 // its verdict (the JavaScript runner grades it again), the caller must be
-// told each test once, and the next submission must be graded right. Each
+// told each test once, and the next submission must be graded right, all
+// in a fresh instance of the grader's module (the spare). Each
 // case fails without the fallback: the grading throws "Maximum call stack
 // size exceeded".
 //
@@ -46,11 +47,16 @@ function inThread(stackSizeMb, job) {
       workerData: { seeds: SEEDS, ...job },
       resourceLimits: { stackSizeMb },
     });
+    let answered = false;
     worker.once("message", (answers) => {
+      answered = true;
       worker.terminate();
       resolve(answers);
     });
     worker.once("error", reject);
+    worker.once("exit", (code) => {
+      if (!answered) reject(new Error(`the grading thread exited with code ${code} before it answered`));
+    });
   });
 }
 
@@ -65,6 +71,8 @@ for (const entry of AT_LOAD) {
     const [[small], [large]] = await Promise.all([inThread(PAGE_STACK_MB, job), inThread(CLI_STACK_MB, job)]);
     assert.equal(large.brokeDown, false, "with 4 MiB of native stack, QuickJS's own check gives the verdict");
     assert.equal(small.brokeDown, true, "with 1 MiB the engine breaks down (else this case no longer tests the fallback: make it deeper)");
+    assert.equal(small.spare, true, "the fallback graded with the spare instance, not the one left mid-call");
+    assert.equal(large.spare, false);
     assert.deepEqual(small.report, large.report);
     assert.ok(small.report.problems.some((problem) => problem.includes(`its top-level code ${STACK_VERDICT}`)), small.report.problems.join("\n"));
   });
@@ -75,6 +83,7 @@ for (const entry of AT_RUN_TIME) {
     const source = sourceOf(entry);
     const [graded] = await inThread(PAGE_STACK_MB, { exercise: entry.exercise, source });
     assert.equal(graded.brokeDown, true, "the engine breaks down (else this case no longer tests the fallback: make it deeper)");
+    assert.equal(graded.spare, true);
     const failed = graded.report.tests.filter((result) => result.status === "failed");
     assert.ok(failed.length > 0 && graded.report.score < graded.report.maxScore);
     for (const result of failed) assert.ok(result.message.includes(STACK_VERDICT), `${result.name}: ${result.message}`);
@@ -85,6 +94,7 @@ for (const entry of AT_RUN_TIME) {
     const { counterexample } = failed.find((result) => result.counterexample);
     const [replayed] = await inThread(PAGE_STACK_MB, { exercise: entry.exercise, source, token: counterexample.replayToken });
     assert.equal(replayed.brokeDown, true);
+    assert.equal(replayed.spare, true);
     assert.deepEqual(replayed.replay.violation, counterexample.violation);
   });
 }

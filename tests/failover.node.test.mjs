@@ -1,6 +1,6 @@
 // The failover simulator without a browser: its pure core (the clock, the
 // visitor's faults, presets, what the page reads from a story), and the
-// real simulation (the grader's wasm module, failoverRun) telling the
+// real simulation (its own wasm module, leaselab_failover: failoverRun) telling the
 // lesson's story: when the leader fails another replica leads within a TTL
 // and a few round trips, and a replica that comes back follows.
 import { test, before } from "node:test";

@@ -34,6 +34,10 @@ pub struct WasmModule {
     /// Whether its exercise registry is added to it as a custom section
     /// (runner/node/embed-registry.mjs), for hosts that need only that.
     registry_section: bool,
+    /// A second copy of its glue, under this name: wasm-bindgen's glue holds
+    /// one instance per copy, and the runner needs a spare instance after the
+    /// engine breaks down in the first (runner/grade.js).
+    spare_glue: Option<&'static str>,
 }
 
 /// The three wasm modules: the small store for the lesson's widgets, and the
@@ -50,13 +54,17 @@ pub const WASM_MODULES: [WasmModule; 3] = [
         profile: "release",
         opt_flags: &["-Oz", "--strip-debug", "--strip-producers"],
         registry_section: false,
+        spare_glue: None,
     },
     WasmModule {
         out_name: "leaselab_failover",
         features: &["--features", "failover"],
-        profile: "release",
+        // Its own profile (release's settings), so that its build and the
+        // store module's do not take turns overwriting one output file.
+        profile: "failover",
         opt_flags: &["-Oz", "--strip-debug", "--strip-producers"],
         registry_section: false,
+        spare_glue: None,
     },
     WasmModule {
         out_name: "leaselab",
@@ -64,6 +72,7 @@ pub const WASM_MODULES: [WasmModule; 3] = [
         profile: "grader",
         opt_flags: &["--strip-debug", "--strip-producers"],
         registry_section: true,
+        spare_glue: Some("leaselab_spare"),
     },
 ];
 
@@ -73,7 +82,7 @@ pub const WASM_MODULES: [WasmModule; 3] = [
 /// Node takes most of a build's half minute, and `cargo xtask test` builds
 /// twice (the page, then the authors' check).
 pub fn build_wasm() -> Result<(), String> {
-    for WasmModule { out_name, features, profile, opt_flags, registry_section } in WASM_MODULES {
+    for WasmModule { out_name, features, profile, opt_flags, registry_section, spare_glue } in WASM_MODULES {
         let mut args = vec!["build", "--profile", profile, "--target", WASM_TARGET, "-p", "wasm"];
         args.extend(features);
         cmd::run(command("cargo", &args))?;
@@ -81,13 +90,19 @@ pub fn build_wasm() -> Result<(), String> {
         let pkg = pkg();
         let wasm = pkg.join(format!("{out_name}_bg.wasm"));
         let stamp = pkg.join(format!("{out_name}.stamp"));
-        let fingerprint = module_fingerprint(&input, opt_flags, registry_section)?;
-        let outputs_exist = wasm.exists() && pkg.join(format!("{out_name}.js")).exists();
+        let fingerprint = module_fingerprint(&input, opt_flags, registry_section, spare_glue)?;
+        let outputs_exist = wasm.exists()
+            && pkg.join(format!("{out_name}.js")).exists()
+            && spare_glue.is_none_or(|spare| pkg.join(format!("{spare}.js")).exists());
         if outputs_exist && std::fs::read_to_string(&stamp).is_ok_and(|last| last == fingerprint) {
             eprintln!("web/pkg/{out_name}: unchanged since its last build");
             continue;
         }
         let pkg_text = pkg.to_string_lossy().into_owned();
+        // Until every step below has succeeded, web/pkg is not what the stamp says.
+        if stamp.exists() {
+            std::fs::remove_file(&stamp).map_err(|error| format!("cannot remove {}: {error}", stamp.display()))?;
+        }
         cmd::run(command(
             "wasm-bindgen",
             &[
@@ -109,6 +124,9 @@ pub fn build_wasm() -> Result<(), String> {
         if registry_section {
             cmd::run(command("node", &["runner/node/embed-registry.mjs", wasm_text.as_str()]))?;
         }
+        if let Some(spare) = spare_glue {
+            copy_file(&pkg.join(format!("{out_name}.js")), &pkg.join(format!("{spare}.js")))?;
+        }
         std::fs::write(&stamp, fingerprint).map_err(|error| format!("cannot write {}: {error}", stamp.display()))?;
     }
     Ok(())
@@ -116,15 +134,21 @@ pub fn build_wasm() -> Result<(), String> {
 
 /// Names what `web/pkg` is made from: the module cargo built (its size and
 /// an FNV-1a hash of its bytes), the wasm-bindgen CLI and the wasm-opt flags.
-fn module_fingerprint(input: &Path, opt_flags: &[&str], registry_section: bool) -> Result<String, String> {
+fn module_fingerprint(
+    input: &Path,
+    opt_flags: &[&str],
+    registry_section: bool,
+    spare_glue: Option<&str>,
+) -> Result<String, String> {
     let bytes = std::fs::read(input).map_err(|error| format!("cannot read {}: {error}", input.display()))?;
     let hash = bytes
         .iter()
         .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
     let bindgen = crate::tools::locked_wasm_bindgen_version()?;
     let registry = if registry_section { ", registry section" } else { "" };
+    let spare = spare_glue.map(|name| format!(", spare glue {name}")).unwrap_or_default();
     Ok(format!(
-        "{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}{registry}\n",
+        "{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}{registry}{spare}\n",
         bytes.len(),
         opt_flags.join(" ")
     ))

@@ -27,7 +27,8 @@ use crate::{build, tools};
 /// npm always includes): everything `cli/leaselab.mjs` imports at run time.
 /// The lesson's exercise folders are not among them: the CLI reads which
 /// exercises exist, and their files, from the grader's wasm.
-const SHIPPED: [&str; 4] = ["cli", "runner", "web/pkg/leaselab.js", "web/pkg/leaselab_bg.wasm"];
+const SHIPPED: [&str; 5] =
+    ["cli", "runner", "web/pkg/leaselab.js", "web/pkg/leaselab_spare.js", "web/pkg/leaselab_bg.wasm"];
 
 /// The staging folder, under `target/` so it is never committed nor shipped.
 fn stage() -> PathBuf {
