@@ -11,8 +11,6 @@
 //
 // The same code runs in a browser Web Worker and in Node; only where the
 // wasm bytes come from differs, so the caller passes them in.
-import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
-import releaseSyncVariant from "@jitl/quickjs-wasmfile-release-sync";
 import initLeaselab, * as leaselab from "../web/pkg/leaselab.js";
 import { compileWasm, compileWasmAndRead } from "./wasm-fetch.js";
 
@@ -153,11 +151,19 @@ export function loadEngines(sources) {
       lastMemory = watched;
       return memory;
     };
+    // quickjs-emscripten's own JavaScript too: loaded with the first instance.
+    let library = null;
+    const loadLibrary = () =>
+      (library ??= Promise.all([import("quickjs-emscripten-core"), import("@jitl/quickjs-wasmfile-release-sync")]).then(([core, variant]) => ({
+        core,
+        releaseSyncVariant: variant.default,
+      })));
     let variant = null;
     const memories = new WeakMap();
     const make = async () => {
-      variant ??= newVariant(releaseSyncVariant, { wasmModule: (await quickjs()).module, wasmMemory });
-      const instance = await newQuickJSWASMModuleFromVariant(variant);
+      const { core, releaseSyncVariant } = await loadLibrary();
+      variant ??= core.newVariant(releaseSyncVariant, { wasmModule: (await quickjs()).module, wasmMemory });
+      const instance = await core.newQuickJSWASMModuleFromVariant(variant);
       memories.set(instance, lastMemory);
       return instance;
     };

@@ -37,3 +37,14 @@ export const DEADLINE_MS_MAX = 10 * 60_000;
 export function deadlineMessage(fileName, deadlineMs) {
   return `${fileName} took too long: grading it was stopped after ${Math.round(deadlineMs / 1000)} s of real time. Some call in your code never returned (a loop inside a built-in such as indexOf, repeat or a huge number's toString?)`;
 }
+
+/** A source over the cap never reaches the VM (copying 200 MB into a 32 MiB engine fails in raw wasm errors). */
+export function sourceSizeProblem(source, fileName) {
+  const bytes = new TextEncoder().encode(source).length;
+  if (bytes <= SOURCE_BYTES_MAX) return null;
+  return `${fileName} is ${formatBytes(bytes)}; a solution may be at most ${formatBytes(SOURCE_BYTES_MAX)} (a solution is a few KB: is this the right file?)`;
+}
+
+function formatBytes(bytes) {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}

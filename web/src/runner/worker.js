@@ -24,7 +24,6 @@
 //               { id, type: "error", message }                 (the grader itself failed)
 import { loadEngines } from "../../../runner/engine.js";
 import { engineBrokeDown, gradeSource, replaySource } from "../../../runner/grade.js";
-import { runLab } from "../../../runner/lab-run.js";
 import { registryOf } from "../../../runner/registry.js";
 
 /** Where the wasm files are, relative to this worker's bundle in web/dist. */
@@ -61,6 +60,8 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ id: request.id, type: "result", replay, retire: engineBrokeDown(engines) });
     } else if (request.type === "lab") {
       const onLog = (line) => self.postMessage({ id: request.id, type: "log", line });
+      // Lab mode's runner (the JavaScript one, quickjs-emscripten) loads only when a lab runs.
+      const { runLab } = await import("../../../runner/lab-run.js");
       const lab = await runLab(engines, { exercise: request.exercise, source: request.source, endpoint: request.endpoint, onLog });
       self.postMessage({ id: request.id, type: "result", lab });
     } else {
