@@ -10,36 +10,14 @@ import { sourceSizeProblem } from "./limits.js";
 import { registryOf } from "./registry.js";
 import { createSandbox, DEFAULT_LIMITS } from "./sandbox.js";
 
-function editDistance(a, b) {
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j += 1) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-}
-
-/** The export a learner probably meant, for "found `trylock`". */
-export function closestName(wanted, names) {
-  let best = null;
-  for (const name of names) {
-    const distance = name.toLowerCase() === wanted.toLowerCase() ? 0 : editDistance(name, wanted);
-    if (distance <= 2 && (best === null || distance < best.distance)) best = { name, distance };
-  }
-  return best?.name ?? null;
-}
-
 /**
- * Checks that `source` loads and exports the functions of `spec` (the
- * exercise's registry entry). Returns a list of problems, each one sentence
- * naming the file and what to do.
+ * Checks, in the JavaScript runner, that `source` loads and exports the
+ * functions of `spec` (the exercise's registry entry). Returns a list of
+ * problems, each one sentence naming the file and what to do; the exports'
+ * problems are worded by the grader's module (`exportProblems`), as the
+ * engine words them.
  */
-export function preflight(quickjs, { spec, source, fileName }) {
+export function preflight({ quickjs, leaselab }, { spec, source, fileName }) {
   const tooLarge = sourceSizeProblem(source, fileName);
   if (tooLarge) return [tooLarge];
   const sandbox = createSandbox(quickjs, { limits: DEFAULT_LIMITS });
@@ -60,19 +38,13 @@ export function preflight(quickjs, { spec, source, fileName }) {
         .consume((keys) => vm.dump(keys)),
     );
     if (names === null) return [`${fileName}: its top-level code ${sandbox.stopped}`];
-    const problems = [];
+    // Reading an export that was never initialised throws (its `let` was never reached).
+    const kinds = {};
     for (const wanted of spec.exports) {
-      if (!names.includes(wanted)) {
-        const close = closestName(wanted, names);
-        const found = close ? `found \`${close}\`` : names.length ? `it exports ${names.map((name) => `\`${name}\``).join(", ")}` : "it exports nothing";
-        problems.push(`${fileName} must export \`${wanted}\`; ${found}`);
-        continue;
-      }
-      // Reading an export that was never initialised throws (its `let` was never reached).
-      const result = sandbox.guard(() => vm.getProp(namespace, wanted).consume((value) => vm.typeof(value)));
-      const kind = result ?? "value that cannot be read";
-      if (kind !== "function") problems.push(`${fileName} exports \`${wanted}\` as a ${kind}; it must be a function`);
+      if (names.includes(wanted)) kinds[wanted] = sandbox.guard(() => vm.getProp(namespace, wanted).consume((value) => vm.typeof(value))) ?? "value that cannot be read";
     }
+    // The sentences are the engine's (engine::preflight::export_problems): one wording for both runners.
+    const problems = JSON.parse(leaselab.exportProblems(spec.name, fileName, JSON.stringify(names), JSON.stringify(kinds)));
     if (!sandbox.broken) namespace.dispose();
     return problems;
   } finally {
@@ -93,7 +65,7 @@ export async function gradeSourceInSandbox(engines, { exercise, source, fileName
   // Fresh QuickJS instances for this submission: nothing an earlier one did can reach them.
   engines.quickjs.beginSubmission();
   await engines.quickjs.refill();
-  const problems = preflight(engines.quickjs, { spec, source, fileName: file });
+  const problems = preflight(engines, { spec, source, fileName: file });
   if (problems.length > 0) {
     return { exercise, graderVersion: registry.graderVersion, score: 0, maxScore: spec.maxScore, problems, tests: [] };
   }

@@ -34,7 +34,12 @@ export async function loadNodeEngines() {
  */
 export async function loadNodeRegistry() {
   const bytes = await readLeaselabWasm();
-  const section = customSection(bytes, REGISTRY_SECTION);
+  let section;
+  try {
+    section = customSection(bytes, REGISTRY_SECTION);
+  } catch (error) {
+    throw new Error(`${LEASELAB_WASM} cannot be read: ${error.message}; run \`cargo xtask build\` again (or reinstall the package)`);
+  }
   if (section !== null) return registryFromJson(new TextDecoder().decode(section));
   await initLeaselab({ module_or_path: bytes });
   return registryOf(leaselab);

@@ -1,6 +1,8 @@
 //! The preflight: does the source load, and does it export the functions
 //! the exercise needs? Each problem is one sentence naming the file and
-//! what to do (the twin of `preflight` in runner/grade.js).
+//! what to do. `export_problems` words the exports' problems for the
+//! JavaScript runner's preflight too (runner/grade-in-sandbox.js, through
+//! the wasm's `exportProblems`), so the two preflights say the same.
 
 use rquickjs_sys as q;
 
@@ -31,10 +33,32 @@ pub fn preflight(source: &str, file: &str, exports: &[&str], clock: Clock) -> Ve
     let Some(names) = names else {
         return vec![format!("{file}: its top-level code {}", sandbox.stopped().unwrap_or("could not be read"))];
     };
+    export_problems(file, exports, &names, |wanted| {
+        let name = std::ffi::CString::new(wanted).expect("export names have no NUL");
+        // Reading an export that was never initialised throws (its `let` was never reached).
+        // SAFETY: as above.
+        match unsafe { js::get(ctx, &namespace, &name) } {
+            Ok(value) => value.type_of().to_string(),
+            Err(_) => "value that cannot be read".to_string(),
+        }
+    })
+}
+
+/// The problems with a module that exports `names` (its own words, well
+/// formed) as `file`, for an exercise that needs `exports`, all functions:
+/// each missing one, with the name the learner probably meant, and each
+/// present one that is not a function (`kind_of(name)`: its `typeof`, read
+/// only for the exports needed and present).
+pub fn export_problems(
+    file: &str,
+    exports: &[&str],
+    names: &[String],
+    mut kind_of: impl FnMut(&str) -> String,
+) -> Vec<String> {
     let mut problems = Vec::new();
     for &wanted in exports {
         if !names.iter().any(|name| name == wanted) {
-            let found = match closest_name(wanted, &names) {
+            let found = match closest_name(wanted, names) {
                 Some(close) => format!("found `{close}`"),
                 None if names.is_empty() => "it exports nothing".to_string(),
                 None => format!(
@@ -45,13 +69,7 @@ pub fn preflight(source: &str, file: &str, exports: &[&str], clock: Clock) -> Ve
             problems.push(format!("{file} must export `{wanted}`; {found}"));
             continue;
         }
-        let name = std::ffi::CString::new(wanted).expect("export names have no NUL");
-        // Reading an export that was never initialised throws (its `let` was never reached).
-        // SAFETY: as above.
-        let kind = match unsafe { js::get(ctx, &namespace, &name) } {
-            Ok(value) => value.type_of(),
-            Err(_) => "value that cannot be read",
-        };
+        let kind = kind_of(wanted);
         if kind != "function" {
             problems.push(format!("{file} exports `{wanted}` as a {kind}; it must be a function"));
         }

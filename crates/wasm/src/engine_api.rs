@@ -129,3 +129,22 @@ pub fn run_case_in_engine(
     let submission = engine::Submission { exercise, source, file: file_name, limits: limits_of(limits)? };
     engine::run_case(&submission, case_json, now_ms).map_err(|message| JsError::new(&message))
 }
+
+/// The problems with a module's exports, in the engine's words, for the
+/// JavaScript runner's preflight (runner/grade-in-sandbox.js), so that both
+/// preflights say the same: `namesJson` is the module's export names (a JSON
+/// array of strings, well formed), `kindsJson` the `typeof` of each export
+/// the exercise needs that is among them (a JSON object). A JSON array of
+/// sentences, empty when the exports are right.
+#[wasm_bindgen(js_name = exportProblems)]
+pub fn export_problems(exercise: &str, file_name: &str, names_json: &str, kinds_json: &str) -> Result<String, JsError> {
+    let exercise = engine::runner::Exercise::named(exercise).map_err(|message| JsError::new(&message))?;
+    let names: Vec<String> = serde_json::from_str(names_json)
+        .map_err(|error| JsError::new(&format!("exportProblems: the names: {error}")))?;
+    let kinds: std::collections::HashMap<String, String> = serde_json::from_str(kinds_json)
+        .map_err(|error| JsError::new(&format!("exportProblems: the kinds: {error}")))?;
+    let problems = engine::preflight::export_problems(file_name, exercise.exports, &names, |wanted| {
+        kinds.get(wanted).cloned().unwrap_or_else(|| "value that cannot be read".to_string())
+    });
+    Ok(serde_json::to_string(&problems).expect("sentences serialize"))
+}
