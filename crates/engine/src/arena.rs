@@ -94,6 +94,7 @@ thread_local! {
 const REGIONS_KEPT: usize = 2;
 
 /// A copy of an arena's used bytes and its state.
+#[derive(Default)]
 pub struct Snapshot {
     state: ArenaState,
     bytes: Vec<u8>,
@@ -236,6 +237,26 @@ impl Arena {
         unsafe { std::ptr::copy_nonoverlapping(snapshot.bytes.as_ptr(), self.base, snapshot.bytes.len()) };
         self.state = snapshot.state;
     }
+
+    /// Puts the arena back exactly as it was when `snapshot` was taken,
+    /// everything above it zero again (as the region was then), so that
+    /// nothing written since can be read by whoever uses the arena next.
+    pub fn reset_to(&mut self, snapshot: &Snapshot) {
+        let kept = snapshot.bytes.len();
+        if self.high_water > kept {
+            // SAFETY: `high_water` bytes from `base` lie within the region.
+            unsafe { std::ptr::write_bytes(self.base.add(kept), 0, self.high_water - kept) };
+        }
+        self.restore(snapshot);
+        self.high_water = kept;
+    }
+
+    /// The region's bytes up to the most ever used (for tests comparing two arenas).
+    #[cfg(test)]
+    pub fn bytes_ever_used(&self) -> &[u8] {
+        // SAFETY: `high_water` bytes from `base` lie within the region.
+        unsafe { std::slice::from_raw_parts(self.base, self.high_water) }
+    }
 }
 
 impl Drop for Arena {
@@ -245,19 +266,29 @@ impl Drop for Arena {
         let Some(region) = self.region.take() else { return };
         // SAFETY: the arena used `high_water` bytes from `base`, inside the region.
         unsafe { std::ptr::write_bytes(self.base, 0, self.high_water) };
-        ZEROED_REGIONS.with(|regions| {
+        // Kept for the next arena, or given back (so too when the thread
+        // is ending and its list is already gone: its spare sandboxes go last).
+        let mut region = Some(region);
+        let _ = ZEROED_REGIONS.try_with(|regions| {
             let mut regions = regions.borrow_mut();
             if cfg!(target_arch = "wasm32") || regions.len() < REGIONS_KEPT {
-                regions.push(region);
-            } else {
-                region.release();
+                regions.extend(region.take());
             }
         });
+        if let Some(region) = region {
+            region.release();
+        }
     }
 }
 
 impl ArenaState {
     const EMPTY: ArenaState = ArenaState { used: 0, free: [0; CLASSES] };
+}
+
+impl Default for ArenaState {
+    fn default() -> ArenaState {
+        ArenaState::EMPTY
+    }
 }
 
 /// The bytes a block from `malloc` can hold.

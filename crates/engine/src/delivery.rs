@@ -35,21 +35,47 @@ enum Answer<'a> {
 /// The delivery of `reply` to call `call` of `process`, with each process's
 /// local clock (`clocks`, digits and commas).
 pub fn pack(call: CallId, process: u32, clocks: &str, reply: &Reply) -> String {
-    let (how, value) = match reply {
-        Reply::Get { record } => (RESOLVE, json(&Answer::Record(record))),
-        Reply::Cas { ok: true, version, .. } => (RESOLVE, json(&Answer::Swapped { ok: true, version: *version })),
-        Reply::Cas { ok: false, current, .. } => (RESOLVE, json(&Answer::NotSwapped { ok: false, current })),
-        Reply::Delete { ok } => (RESOLVE, json(&Answer::Deleted { ok: *ok })),
-        Reply::Watch { event } => (RESOLVE, json(&Answer::Event(event))),
-        Reply::List { version, records } => (RESOLVE, json(&Answer::Listing { version: *version, records })),
-        Reply::Slept => (RESOLVE_UNDEFINED, "null".to_string()),
-        Reply::Refused { message } => (REJECT, json(message)),
-    };
-    format!("[{call},{process},\"{clocks}\",{how},{value}]")
+    pack_with(call, process, |text| text.push_str(clocks), reply)
 }
 
-fn json<T: Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).expect("answers serialize")
+/// `pack`, with the clocks written by `clocks` into the delivery's own
+/// text: one allocation per step (this runs at every step of every run).
+pub fn pack_with(call: CallId, process: u32, clocks: impl FnOnce(&mut String), reply: &Reply) -> String {
+    use std::fmt::Write;
+    let mut text = String::with_capacity(96);
+    let _ = write!(text, "[{call},{process},\"");
+    clocks(&mut text);
+    let mut text = text.into_bytes();
+    let how = match reply {
+        Reply::Slept => RESOLVE_UNDEFINED,
+        Reply::Refused { .. } => REJECT,
+        _ => RESOLVE,
+    };
+    text.extend_from_slice(b"\",");
+    text.push(b'0' + how);
+    text.push(b',');
+    let written = match reply {
+        Reply::Get { record } => serde_json::to_writer(&mut text, &Answer::Record(record)),
+        Reply::Cas { ok: true, version, .. } => {
+            serde_json::to_writer(&mut text, &Answer::Swapped { ok: true, version: *version })
+        }
+        Reply::Cas { ok: false, current, .. } => {
+            serde_json::to_writer(&mut text, &Answer::NotSwapped { ok: false, current })
+        }
+        Reply::Delete { ok } => serde_json::to_writer(&mut text, &Answer::Deleted { ok: *ok }),
+        Reply::Watch { event } => serde_json::to_writer(&mut text, &Answer::Event(event)),
+        Reply::List { version, records } => {
+            serde_json::to_writer(&mut text, &Answer::Listing { version: *version, records })
+        }
+        Reply::Slept => {
+            text.extend_from_slice(b"null");
+            Ok(())
+        }
+        Reply::Refused { message } => serde_json::to_writer(&mut text, message),
+    };
+    written.expect("answers serialize");
+    text.push(b']');
+    String::from_utf8(text).expect("a delivery is UTF-8: its parts are")
 }
 
 #[cfg(test)]

@@ -156,6 +156,15 @@ pub const UNDEFINED: q::JSValue = q::JS_UNDEFINED;
 /// # Safety
 /// `ctx` is a live context.
 pub unsafe fn text(ctx: *mut Context, value: q::JSValue) -> Option<String> {
+    with_text(ctx, value, str::to_string)
+}
+
+/// `read` of the value as text (see [`text`]), read where QuickJS wrote it:
+/// no copy (the harness's outbox is read this way at every step).
+///
+/// # Safety
+/// `ctx` is a live context.
+pub unsafe fn with_text<R>(ctx: *mut Context, value: q::JSValue, read: impl FnOnce(&str) -> R) -> Option<R> {
     let mut length: q::size_t = 0;
     let pointer = q::JS_ToCStringLen2(ctx, &mut length, value, false);
     if pointer.is_null() {
@@ -164,7 +173,11 @@ pub unsafe fn text(ctx: *mut Context, value: q::JSValue) -> Option<String> {
         return None;
     }
     let bytes = std::slice::from_raw_parts(pointer.cast::<u8>(), length as usize);
-    let text = String::from_utf8_lossy(bytes).into_owned();
+    // QuickJS writes UTF-8; only a lone surrogate comes out as something else.
+    let result = match std::str::from_utf8(bytes) {
+        Ok(text) => read(text),
+        Err(_) => read(&String::from_utf8_lossy(bytes)),
+    };
     q::JS_FreeCString(ctx, pointer);
-    Some(text)
+    Some(result)
 }

@@ -232,14 +232,13 @@ fn run_once(ready: &mut Ready, mut run: SimRun, workload: &str, source: &str, fi
     // Hands the harness's outbox to the simulation, in order; remembers a stop.
     let flush_outbox = |sandbox: &mut Sandbox, run: &mut SimRun, stop_reason: &mut Option<String>| {
         let Some(value) = call_harness(sandbox, harness.flush, harness.instance, &[]) else { return };
-        // SAFETY: a live value of the sandbox's context.
-        let Some(text) = (unsafe { js::text(ctx, value.raw()) }) else { return };
-        if text.is_empty() {
+        // The run ends at a stop: nothing the code did after it counts.
+        if stop_reason.is_some() {
             return;
         }
-        // The run ends at a stop: nothing the code did after it counts.
-        if stop_reason.is_none() {
-            *stop_reason = run.apply_outbox(&text);
+        // SAFETY: a live value of the sandbox's context.
+        if let Some(Some(reason)) = unsafe { js::with_text(ctx, value.raw(), |text| run.apply_outbox(text)) } {
+            *stop_reason = Some(reason);
         }
     };
 

@@ -54,9 +54,8 @@ impl SimRun {
         match self.sim.next_step() {
             Next::Resume { process, call, reply } => {
                 self.last_process = process;
-                let mut clocks = String::new();
-                self.push_local_nows(&mut clocks);
-                Step::Deliver { process, delivery: crate::delivery::pack(call, process, &clocks, &reply) }
+                let delivery = crate::delivery::pack_with(call, process, |text| self.push_local_nows(text), &reply);
+                Step::Deliver { process, delivery }
             }
             Next::Crashed { process } => {
                 self.last_process = process;

@@ -72,3 +72,28 @@ fn limits_stop_runaway_code_with_their_words() {
     let text = serde_json::to_string(&report).unwrap();
     assert!(text.contains("used more than 32 MiB of memory"), "{text}");
 }
+
+/// A thread's sandboxes are spares of the ones before (put back as new):
+/// a grading after others, hostile ones included, is the grading a fresh
+/// thread gives, byte for byte, starters (whose failures carry traces) and
+/// solutions alike.
+#[test]
+fn a_grading_is_the_same_in_a_fresh_thread_and_after_other_gradings() {
+    let report = |exercise: &str, source: &str| match graded(exercise, source) {
+        Graded::Report(report) => serde_json::to_string(&report).unwrap(),
+        Graded::Problems(problems) => panic!("{exercise}: {problems:?}"),
+    };
+    let bomb = "let keep = []; export function tryLock() {} export function unlock() {} export async function lock() { for (;;) keep.push(new Array(100000).fill(1)); }";
+    for exercise in grader::registry::names() {
+        for name in ["starter.js", "solution.js"] {
+            let source = lesson_file(exercise, name);
+            let fresh = {
+                let (exercise, source) = (exercise.to_string(), source.clone());
+                std::thread::spawn(move || report(&exercise, &source)).join().expect("the fresh thread")
+            };
+            graded("lock", bomb);
+            graded("cas", &lesson_file("cas", "solution.js"));
+            assert_eq!(report(exercise, &source), fresh, "{exercise}'s {name}");
+        }
+    }
+}
