@@ -141,10 +141,13 @@ test("a worker whose engine broke down answers, then is ended: its report stands
   worker.answer({ id: worker.last.id, type: "result", report, retire: true });
   assert.deepEqual(await graded, report);
   assert.equal(worker.terminated, true, "its engine was left half-way through a call: it is not used again");
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, worker, "its replacement starts at once");
+  assert.deepEqual(fresh.posted, [{ type: "load", id: 0 }], "and loads its engines before the next request");
+  fresh.answer({ id: 0, type: "result", loaded: true });
 
   const next = grade({ exercise: "lock", source: "fine" });
-  const fresh = workers.at(-1);
-  assert.notEqual(fresh, worker);
+  assert.equal(workers.at(-1), fresh, "the next request goes to the replacement");
   assert.equal(fresh.last.source, "fine");
   fresh.answer({ id: fresh.last.id, type: "result", report: { score: 14 }, retire: false });
   assert.deepEqual(await next, { score: 14 });

@@ -41,6 +41,8 @@ export class DeadlineError extends Error {
 }
 
 let nextId = 1;
+/** The id of a replacement worker's own loading: no request has it (ids start at 1). */
+const PRELOAD_ID = 0;
 
 /**
  * Workers for one request at a time, restarted after a deadline or a crash,
@@ -155,9 +157,16 @@ function createLane(size = 1) {
     settle(job, () => job.onDeadline());
   }
 
+  /**
+   * Ends the worker in `slot` and starts its replacement at once, loading
+   * its engines while the lane goes on (its "load" has an id no request
+   * has, so its answer is ignored): the next grading finds it ready instead
+   * of waiting for a cold worker beside a warm one.
+   */
   function retireWorker(slot) {
     workers[slot]?.terminate();
-    workers[slot] = null;
+    workers[slot] = startWorker(slot);
+    workers[slot].postMessage({ type: "load", id: PRELOAD_ID });
   }
 
   function stopWorkers() {

@@ -33,11 +33,14 @@ const SOURCES = {
 };
 
 let engines = null;
+/** The engines' loading, shared: a request that arrives while it is under way waits for it instead of loading them again. */
+let loading = null;
 
 self.addEventListener("message", async (event) => {
   const request = event.data;
   try {
-    engines ??= await loadEngines(SOURCES);
+    loading ??= loadEngines(SOURCES);
+    engines ??= await loading;
     announceStart(request);
     if (request.type === "load") {
       self.postMessage({ id: request.id, type: "result", loaded: true });
