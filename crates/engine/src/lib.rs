@@ -9,8 +9,8 @@
 //! - [`module`]: the learner's module, and why it could not load.
 //! - [`runner`]: grader cases run with the learner's code.
 //! - [`preflight`]: does it load and export what the exercise needs?
-//! - [`sim_run`], [`delivery`]: a simulated run as the harness sees it
-//!   (shared with the JavaScript runner's `Simulation`).
+//! - [`sim_run`], [`delivery`], `outbox`: a simulated run as the harness
+//!   sees it (shared with the JavaScript runner's `Simulation`).
 //!
 //! The in-VM JavaScript (`vm/`) is written out of `runner/` by
 //! `node runner/vm-sources.mjs`; a test holds the copies to it.
@@ -20,6 +20,7 @@ pub mod delivery;
 mod js;
 pub mod limits;
 pub mod module;
+mod outbox;
 pub mod preflight;
 pub mod runner;
 pub mod sandbox;
@@ -30,7 +31,7 @@ pub use module::ModuleError;
 pub use sandbox::Clock;
 pub use sim_run::{SimRun, Step};
 
-use grader::dynamic::HostAnswer;
+use grader::dynamic::{HostAnswer, HostCase};
 use grader::{GradeOptions, ScenarioPart, SuiteReport, TestEvent};
 
 /// QuickJS asks the platform for the time (Date, which the sandbox does not
@@ -85,12 +86,14 @@ pub fn grade(
     }
     let drives_store = exercise.drives_store;
     let mut runner = runner::CaseRunner::new(exercise, submission.source, submission.file, submission.limits, clock);
-    let mut run = |case_json: &str| -> Result<HostAnswer, String> {
+    let mut run = |case: &dyn HostCase| -> Result<HostAnswer, String> {
         on_run()?;
+        let workload = case.workload_json()?;
         if drives_store {
-            runner.run_cas(case_json).map(HostAnswer::Json)
+            runner.run_cas(&workload).map(HostAnswer::Json)
         } else {
-            runner.run_simulated(case_json).map(HostAnswer::Execution)
+            let sim = sim::Sim::new(case.plan().clone(), case.limits().clone());
+            Ok(HostAnswer::Execution(runner.run_simulated(sim, &workload)))
         }
     };
     grader::dynamic::grade_json(submission.exercise, options, part, &mut run, on_test).map(Graded::Report)
@@ -99,14 +102,21 @@ pub fn grade(
 /// Runs one case (a replay): the runner's answer as JSON, as the grader
 /// reads it (an execution, or for cas a recording).
 pub fn run_case(submission: &Submission<'_>, case_json: &str, clock: Clock) -> Result<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Case<'c> {
+        plan: sim::Plan,
+        limits: sim::SimLimits,
+        #[serde(borrow)]
+        workload: &'c serde_json::value::RawValue,
+    }
+    let case: Case = serde_json::from_str(case_json).map_err(|error| format!("a malformed case: {error}"))?;
     let exercise = runner::Exercise::named(submission.exercise)?;
     let drives_store = exercise.drives_store;
     let mut runner = runner::CaseRunner::new(exercise, submission.source, submission.file, submission.limits, clock);
     if drives_store {
-        runner.run_cas(case_json)
+        runner.run_cas(case.workload.get())
     } else {
-        runner
-            .run_simulated(case_json)
-            .map(|execution| serde_json::to_string(&execution).expect("executions serialize"))
+        let execution = runner.run_simulated(sim::Sim::new(case.plan, case.limits), case.workload.get());
+        Ok(serde_json::to_string(&execution).expect("executions serialize"))
     }
 }

@@ -159,38 +159,27 @@ impl<'a> CaseRunner<'a> {
         self.ready.as_mut().expect("made above")
     }
 
-    /// Runs a simulated case: its execution.
-    pub fn run_simulated(&mut self, case_json: &str) -> Result<grader::Execution, String> {
-        #[derive(Deserialize)]
-        struct Case<'c> {
-            plan: sim::Plan,
-            limits: sim::SimLimits,
-            #[serde(borrow)]
-            workload: &'c RawValue,
-        }
-        let case: Case = serde_json::from_str(case_json).map_err(|error| format!("a malformed case: {error}"))?;
-        let run = SimRun::new(sim::Sim::new(case.plan, case.limits));
+    /// Runs a simulated case, the simulation made of its plan and limits,
+    /// the harness handed its workload (JSON): its execution.
+    pub fn run_simulated(&mut self, sim: sim::Sim, workload_json: &str) -> grader::Execution {
         let (source, file) = (self.source, self.file);
         let ready = self.ready();
-        Ok(run_once(ready, run, case.workload.get(), source, file))
+        run_once(ready, SimRun::new(sim), workload_json, source, file)
     }
 
-    /// Runs a cas case: the recording of the learner's store's answers, as JSON.
-    pub fn run_cas(&mut self, case_json: &str) -> Result<String, String> {
+    /// Runs a cas case (its workload as JSON, `{ "ops": [...] }`): the
+    /// recording of the learner's store's answers, as JSON.
+    pub fn run_cas(&mut self, workload_json: &str) -> Result<String, String> {
         #[derive(Deserialize)]
         struct Workload<'c> {
             #[serde(borrow)]
             ops: &'c RawValue,
         }
-        #[derive(Deserialize)]
-        struct Case<'c> {
-            #[serde(borrow)]
-            workload: Workload<'c>,
-        }
-        let case: Case = serde_json::from_str(case_json).map_err(|error| format!("a malformed case: {error}"))?;
+        let workload: Workload =
+            serde_json::from_str(workload_json).map_err(|error| format!("a malformed case: {error}"))?;
         let (source, file) = (self.source, self.file);
         let ready = self.ready();
-        Ok(run_cas_once(ready, case.workload.ops.get(), source, file))
+        Ok(run_cas_once(ready, workload.ops.get(), source, file))
     }
 }
 

@@ -4,7 +4,7 @@
 //! outbox. The engine's run loop and the JavaScript runner (`Simulation` in
 //! crates/wasm) both go through here.
 
-use sim::{Call, Next, Note, Sim};
+use sim::{Next, Sim};
 
 /// What the sandbox must do next.
 pub enum Step {
@@ -113,8 +113,8 @@ impl SimRun {
             .ok_or_else(|| unreadable("an outbox line without a process"))?;
         match kind {
             b'c' => {
-                let call: Call =
-                    serde_json::from_str(payload).map_err(|error| unreadable(&format!("a store call: {error}")))?;
+                let call =
+                    crate::outbox::call(payload).map_err(|error| unreadable(&format!("a store call: {error}")))?;
                 let id = self.sim.call(process, call).ok();
                 if id != Some(self.calls_made) {
                     return Err(unreadable(&format!(
@@ -125,8 +125,7 @@ impl SimRun {
                 self.calls_made += 1;
             }
             b'n' => {
-                let note: Note =
-                    serde_json::from_str(payload).map_err(|error| unreadable(&format!("a note: {error}")))?;
+                let note = crate::outbox::note(payload).map_err(|error| unreadable(&format!("a note: {error}")))?;
                 let _ = self.sim.note(process, note);
             }
             b'f' => {

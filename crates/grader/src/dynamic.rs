@@ -27,9 +27,42 @@ use crate::lock::LockExercise;
 use crate::registry::{ExerciseInfo, LabRun};
 use crate::report::{SuiteReport, Violation};
 
-/// Runs a case given as JSON; returns the host's answer (see the module
-/// docs), or a message when the host itself failed.
-pub type RunJson<'a> = dyn FnMut(&str) -> Result<HostAnswer, String> + 'a;
+/// Runs a case; returns the host's answer (see the module docs), or a
+/// message when the host itself failed.
+pub type RunJson<'a> = dyn FnMut(&dyn HostCase) -> Result<HostAnswer, String> + 'a;
+
+/// A case as a host is handed it: whole as JSON, for a host that runs it
+/// outside Rust (the JavaScript runner), or in parts, for one in this
+/// module (the engine), which then needs no JSON round trip for the plan:
+/// serialising and reading it again at every run was about 1.5% of a
+/// grading, and its reader 25 KB of wasm compiled in every cold process
+/// (BENCHMARKS.md, issue 18's tenth pass).
+pub trait HostCase {
+    /// The whole case as JSON (`{ scenario, plan, workload, limits }`).
+    fn json(&self) -> Result<String, String>;
+    fn plan(&self) -> &sim::Plan;
+    fn limits(&self) -> &sim::SimLimits;
+    /// The workload alone, as JSON.
+    fn workload_json(&self) -> Result<String, String>;
+}
+
+impl<W: Serialize> HostCase for Case<W> {
+    fn json(&self) -> Result<String, String> {
+        serde_json::to_string(self).map_err(|error| error.to_string())
+    }
+
+    fn plan(&self) -> &sim::Plan {
+        &self.plan
+    }
+
+    fn limits(&self) -> &sim::SimLimits {
+        &self.limits
+    }
+
+    fn workload_json(&self) -> Result<String, String> {
+        serde_json::to_string(&self.workload).map_err(|error| error.to_string())
+    }
+}
 
 /// Hears about each test as soon as it is known: failing, then finished
 /// (see [`crate::grade::grade_part_with`]); an error (the host could not
@@ -187,10 +220,7 @@ where
         let host_error: RefCell<Option<String>> = RefCell::new(None);
         let mut run_case = |case: &Case<E::Workload>| -> Execution {
             if host_error.borrow().is_none() {
-                let outcome = serde_json::to_string(case)
-                    .map_err(|error| error.to_string())
-                    .and_then(|json| run(&json))
-                    .and_then(|answer| self.execution_from_answer(case, answer));
+                let outcome = run(case).and_then(|answer| self.execution_from_answer(case, answer));
                 match outcome {
                     Ok(execution) => return execution,
                     Err(message) => *host_error.borrow_mut() = Some(message),

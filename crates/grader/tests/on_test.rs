@@ -4,7 +4,7 @@
 //! counterexample is shrunk; and a host that cannot take a test stops the
 //! grading like any host failure.
 
-use grader::dynamic::{grade_json, HostAnswer};
+use grader::dynamic::{grade_json, HostAnswer, HostCase};
 use grader::lock::{run_rust, LockExercise, LockWorkload};
 use grader::{grade_part_with, Case, GradeOptions, ScenarioPart, Status, TestEvent, TestReport};
 use lock::LockVariant;
@@ -87,9 +87,9 @@ fn on_test_receives_every_test_once_in_order_exactly_as_reported() {
 }
 
 /// The host side of `grade_json` for the lock exercise: the Rust variant runs each case.
-fn run_json(variant: LockVariant) -> impl FnMut(&str) -> Result<HostAnswer, String> {
-    move |case_json| {
-        let case: Case<LockWorkload> = serde_json::from_str(case_json).map_err(|error| error.to_string())?;
+fn run_json(variant: LockVariant) -> impl FnMut(&dyn HostCase) -> Result<HostAnswer, String> {
+    move |case| {
+        let case: Case<LockWorkload> = serde_json::from_str(&case.json()?).map_err(|error| error.to_string())?;
         Ok(HostAnswer::Execution(run_rust(variant, &case)))
     }
 }

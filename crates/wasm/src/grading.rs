@@ -4,7 +4,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use grader::dynamic::HostAnswer;
+use grader::dynamic::{HostAnswer, HostCase};
 use grader::GradeOptions;
 
 #[derive(serde::Deserialize, Default)]
@@ -35,9 +35,10 @@ pub fn grade_submission(
     on_failing: Option<js_sys::Function>,
 ) -> Result<String, JsError> {
     let (options, part) = grade_options(options)?;
-    let mut run = |case_json: &str| -> Result<HostAnswer, String> {
-        let answer =
-            run_case.call1(&JsValue::NULL, &JsValue::from_str(case_json)).map_err(|error| describe_js_error(&error))?;
+    let mut run = |case: &dyn HostCase| -> Result<HostAnswer, String> {
+        let answer = run_case
+            .call1(&JsValue::NULL, &JsValue::from_str(&case.json()?))
+            .map_err(|error| describe_js_error(&error))?;
         if let Some(ticket) = answer.as_f64() {
             return crate::sim_handle::take_handed_off(ticket as u32).map(HostAnswer::Execution).ok_or_else(|| {
                 format!("runCase answered with ticket {ticket}, which is not the latest Simulation.handOff()")
