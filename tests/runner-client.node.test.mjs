@@ -381,3 +381,34 @@ test("a warm-up grading that fails or outlasts its deadline ends the warm-up qui
   fresh.answer({ id: fresh.last.id, type: "result", report: { score: 5 } });
   assert.deepEqual(await next, { score: 5 });
 });
+
+// Last: its lane's workers stay alive, so tests after it could not count on `workers.at(-1)`.
+test("in a split grading, a replacement that fails while loading does not fail the parts still running; the next request gets a fresh worker", async () => {
+  // A second copy of the client, made where the page has two cores: its grading lane has two workers.
+  globalThis.navigator = { hardwareConcurrency: 2 };
+  const twoCores = await import("../web/src/runner/client.js?two-cores");
+  delete globalThis.navigator;
+  const graded = twoCores.gradeInWorker({ exercise: "lock", source: "nested too deeply", options: { seeds: PAGE_SEEDS } });
+  const [first, second] = workers.slice(-2);
+  started(first);
+  const report = { exercise: "lock", score: 0, problems: ["lock.js: its top-level code recursed too deeply"], tests: [] };
+  first.answer({ id: first.last.id, type: "result", report, retire: true });
+  const replacement = workers.at(-1);
+  assert.notEqual(replacement, second, "the retired worker's replacement starts at once");
+  assert.deepEqual(replacement.posted, [{ type: "load", id: 0 }]);
+  replacement.emit("error", { message: "could not load", preventDefault() {} });
+  assert.equal(replacement.terminated, true);
+  assert.equal(await settled(graded), false, "the grading waits for its other part, which still runs");
+  assert.equal(second.terminated, false);
+  second.answer({ id: second.last.id, type: "result", report: { ...report, problems: [] }, retire: false });
+  assert.deepEqual(await graded, report);
+
+  const next = twoCores.gradeInWorker({ exercise: "lock", source: "fine", options: { seeds: PAGE_SEEDS } });
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, replacement, "a fresh worker takes the next request's first part");
+  assert.equal(fresh.last.source, "fine");
+  assert.equal(second.last.source, "fine", "and the worker still running takes the second");
+  fresh.answer({ id: fresh.last.id, type: "result", report, retire: false });
+  second.answer({ id: second.last.id, type: "result", report, retire: false });
+  assert.deepEqual(await next, report);
+});

@@ -38,7 +38,7 @@ impl Value {
         unsafe { Value::own(self.ctx, q::JS_DupValue(self.ctx, self.raw)) }
     }
 
-    /// Gives up ownership without freeing (the arena is thrown away whole).
+    /// Gives up ownership without freeing (the arena goes back whole: reset, or dropped).
     pub fn leak(self) -> q::JSValue {
         let raw = self.raw;
         std::mem::forget(self);

@@ -59,6 +59,8 @@ function createLane(size = 1) {
   const queued = [];
   /** How many requests were ever sent. */
   let sent = 0;
+  /** Replacement workers loading their engines before any request was posted to them (see retireWorker). */
+  const preloading = new Set();
 
   function startWorker(slot) {
     const own = new Worker(new URL("./grader-worker.js", import.meta.url), { type: "module" });
@@ -70,12 +72,25 @@ function createLane(size = 1) {
       if (own !== workers[slot]) return;
       // Handled here: the request that was running gets the reason, so the browser need not report it too.
       event.preventDefault();
-      died(`the grader stopped unexpectedly${event.message ? ` (${event.message})` : ""}`);
+      if (!dropPreloading(slot)) died(`the grader stopped unexpectedly${event.message ? ` (${event.message})` : ""}`);
     });
     own.addEventListener("messageerror", () => {
-      if (own === workers[slot]) died("the grader sent an answer the page could not read");
+      if (own === workers[slot] && !dropPreloading(slot)) died("the grader sent an answer the page could not read");
     });
     return own;
+  }
+
+  /**
+   * A replacement that failed while loading, before any request was posted
+   * to it, fails no request: it is ended, and the next request starts a
+   * fresh one. True if the worker in `slot` was such a one.
+   */
+  function dropPreloading(slot) {
+    const worker = workers[slot];
+    if (!preloading.delete(worker)) return false;
+    worker.terminate();
+    workers[slot] = null;
+    return true;
   }
 
   function pump() {
@@ -88,6 +103,8 @@ function createLane(size = 1) {
     try {
       job.parts.forEach((message, slot) => {
         workers[slot] ??= startWorker(slot);
+        // From now on its failure is this request's (its load, if still under way, is the request's too).
+        preloading.delete(workers[slot]);
         workers[slot].postMessage({ ...message, id: job.id });
       });
     } catch (error) {
@@ -166,10 +183,12 @@ function createLane(size = 1) {
   function retireWorker(slot) {
     workers[slot]?.terminate();
     workers[slot] = startWorker(slot);
+    preloading.add(workers[slot]);
     workers[slot].postMessage({ type: "load", id: PRELOAD_ID });
   }
 
   function stopWorkers() {
+    preloading.clear();
     workers.forEach((worker, slot) => {
       worker?.terminate();
       workers[slot] = null;

@@ -39,7 +39,11 @@ let loading = null;
 self.addEventListener("message", async (event) => {
   const request = event.data;
   try {
-    loading ??= loadEngines(SOURCES);
+    // A loading that failed is forgotten, so the next request tries again.
+    loading ??= loadEngines(SOURCES).catch((error) => {
+      loading = null;
+      throw error;
+    });
     engines ??= await loading;
     announceStart(request);
     if (request.type === "load") {
