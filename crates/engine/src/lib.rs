@@ -102,14 +102,9 @@ pub fn grade(
 /// Runs one case (a replay): the runner's answer as JSON, as the grader
 /// reads it (an execution, or for cas a recording).
 pub fn run_case(submission: &Submission<'_>, case_json: &str, clock: Clock) -> Result<String, String> {
-    #[derive(serde::Deserialize)]
-    struct Case<'c> {
-        plan: sim::Plan,
-        limits: sim::SimLimits,
-        #[serde(borrow)]
-        workload: &'c serde_json::value::RawValue,
-    }
-    let case: Case = serde_json::from_str(case_json).map_err(|error| format!("a malformed case: {error}"))?;
+    // The grader's own case, its workload left as the text the harness is handed.
+    let case: grader::Case<Box<serde_json::value::RawValue>> =
+        serde_json::from_str(case_json).map_err(|error| format!("a malformed case: {error}"))?;
     let exercise = runner::Exercise::named(submission.exercise)?;
     let drives_store = exercise.drives_store;
     let mut runner = runner::CaseRunner::new(exercise, submission.source, submission.file, submission.limits, clock);

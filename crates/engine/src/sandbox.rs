@@ -47,6 +47,15 @@ impl Host {
     fn memory_exhausted(&self) -> bool {
         self.arena.refused() > self.refused_before
     }
+
+    /// Fresh budgets and deadline, and no stop: a run (or a spare's new use) starts.
+    fn start(&mut self) {
+        self.interrupts = 0;
+        self.drains = 0;
+        self.stopped = None;
+        self.refused_before = self.arena.refused();
+        self.deadline = (self.clock)() + f64::from(self.limits.wall_ms);
+    }
 }
 
 /// A thrown value as the prelude's `inspect` describes it.
@@ -262,11 +271,7 @@ impl Sandbox {
         #[cfg(test)]
         tests::SPARES_TAKEN.with(|taken| taken.set(taken.get() + 1));
         host.clock = clock;
-        host.interrupts = 0;
-        host.drains = 0;
-        host.stopped = None;
-        host.deadline = clock() + f64::from(host.limits.wall_ms);
-        host.refused_before = host.arena.refused();
+        host.start();
         // Its stack limit counts from where the spare was made until
         // `begin_run`, which every use starts with, counts it from there.
         Sandbox { rt, ctx, tools, inspect, sealed: None, fresh, host: ManuallyDrop::new(host) }
@@ -362,12 +367,7 @@ impl Sandbox {
         if let Some(sealed) = &self.sealed {
             self.host.arena.restore(sealed);
         }
-        let host = &mut *self.host;
-        host.interrupts = 0;
-        host.drains = 0;
-        host.stopped = None;
-        host.refused_before = host.arena.refused();
-        host.deadline = (host.clock)() + f64::from(host.limits.wall_ms);
+        self.host.start();
         // The stack limit counts from here, the same depth every run.
         // SAFETY: the runtime is live.
         unsafe { q::JS_UpdateStackTop(self.rt) };
