@@ -31,6 +31,10 @@ options:
                     only part 1 writes the header line, so the parts' CSVs
                     concatenated in order (cat) are the whole class's CSV
   --jobs N          exercise files graded at once (default: the number of cores)
+  --wasm-tier T     how V8 compiles the grader: auto (default), baseline or
+                    optimised; auto picks baseline for a job of about one
+                    submission (it starts faster and needs less memory) and
+                    optimised for longer ones (faster once warm)
   --timeout S       stop grading an exercise file after S seconds of real time
                     (default ${gradingDeadlineMs(DEFAULT_SEEDS) / 1000} s at ${DEFAULT_SEEDS} schedules, scaled with --seeds);
                     it then scores 0 with a "took too long" error
@@ -57,6 +61,7 @@ budget ${DEFAULT_SEEDS} random schedules per exercise (default; --seeds N change
 `;
 
 export const FORMATS = ["text", "json", "junit", "gradescope", "exercism", "github"];
+export const WASM_TIERS = ["auto", "baseline", "optimised"];
 
 export class UsageError extends Error {}
 
@@ -70,9 +75,9 @@ function wholeNumber(flag, text, minimum) {
   return Number(text);
 }
 
-/** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, shard, jobs, timeoutMs }` or throws UsageError. */
+/** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, shard, jobs, wasmTier, timeoutMs }` or throws UsageError. */
 export function parseArgs(argv, env = {}) {
-  const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, timeoutMs: null, help: false, version: false };
+  const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, wasmTier: "auto", timeoutMs: null, help: false, version: false };
   if (env.LEASELAB_SEED !== undefined && env.LEASELAB_SEED !== "") options.firstSeed = wholeNumber("LEASELAB_SEED", env.LEASELAB_SEED, 0);
   const rest = [...argv];
   while (rest.length > 0) {
@@ -116,6 +121,10 @@ export function parseArgs(argv, env = {}) {
         break;
       case "--jobs":
         options.jobs = wholeNumber("--jobs", value(), 1);
+        break;
+      case "--wasm-tier":
+        options.wasmTier = value();
+        if (!WASM_TIERS.includes(options.wasmTier)) throw new UsageError(`--wasm-tier must be one of ${WASM_TIERS.join(", ")}; got "${options.wasmTier}"`);
         break;
       case "--timeout": {
         const seconds = wholeNumber("--timeout", value(), 1);

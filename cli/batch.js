@@ -97,13 +97,21 @@ export async function gradeInParallel(submissions, options, jobs, { onDone, onTe
     }
   };
 
-  // At least one thread, even if every file was refused: it knows the maximum scores.
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, queue.length)) }, slot));
+  await Promise.all(Array.from({ length: gradingThreads(jobs, queue.length) }, slot));
   if (fatal) throw fatal;
   submissions.forEach((submission, s) => {
     if (submission.files.every((file) => file.refused)) onDone?.(graded(s));
   });
   return submissions.map((_, s) => graded(s));
+}
+
+/**
+ * How many grading threads a job of `files` files (refused ones not
+ * counted) starts with `jobs` allowed: at least one, even if every file was
+ * refused, because a thread knows the maximum scores.
+ */
+export function gradingThreads(jobs, files) {
+  return Math.max(1, Math.min(jobs, files));
 }
 
 /**

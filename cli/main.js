@@ -5,7 +5,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs, UsageError, USAGE, VERSION_TEXT } from "./args.js";
-import { gradeInParallel } from "./batch.js";
+import { gradeInParallel, gradingThreads } from "./batch.js";
 import { allPassed } from "./formats/common.js";
 import { scoresCsv } from "./formats/csv.js";
 import { visible } from "./formats/escape.js";
@@ -20,6 +20,7 @@ import { textStream } from "./text-stream.js";
 import { makeFolder, OutputError, writeOutput, writeStream } from "./outputs.js";
 import { nameSubmissions, reportStems } from "./report-names.js";
 import { shardOf } from "./shard.js";
+import { baselineOnlyPays, useBaselineCompilerOnly } from "./wasm-tier.js";
 import { InputError, loadSubmissions } from "./submissions.js";
 
 const EXTENSIONS = { text: "txt", json: "json", junit: "xml", gradescope: "json", exercism: "json", github: "md" };
@@ -74,12 +75,18 @@ export async function main(argv, { env, stdout, stderr }) {
   // One submission's text on standard output is printed as its tests finish; every other output
   // (a batch's table, the machine-readable formats, a file) is written whole at the end.
   const stream = !batch && options.format === "text" && !options.out ? textStream(submissions[0], (text) => writeStream(stdout, text)) : null;
+  const jobs = options.jobs ?? availableParallelism();
+  // main runs once per process (cli/leaselab.mjs), before any wasm is compiled in it.
+  const files = submissions.reduce((count, submission) => count + submission.files.filter((file) => !file.refused).length, 0);
+  if (options.wasmTier === "baseline" || (options.wasmTier === "auto" && baselineOnlyPays({ files, seeds: options.seeds, threads: gradingThreads(jobs, files) }))) {
+    useBaselineCompilerOnly();
+  }
   let graded;
   try {
     graded = await gradeInParallel(
       submissions,
       { firstSeed: options.firstSeed, seeds: options.seeds, deadlineMs: options.timeoutMs },
-      options.jobs ?? availableParallelism(),
+      jobs,
       batch ? { onDone: (done) => say(`graded ${done.name}`) } : { onTest: stream && ((_, f, test) => stream.test(f, test)), onFile: stream && ((_, f, report) => stream.file(f, report)) },
     );
   } catch (error) {

@@ -11,7 +11,7 @@
 //
 // The same code runs in a browser Web Worker and in Node; only where the
 // wasm bytes come from differs, so the caller passes them in.
-import initLeaselab, * as leaselab from "../web/pkg/leaselab.js";
+import * as leaselab from "../web/pkg/leaselab.js";
 import { compileWasm, compileWasmAndRead } from "./wasm-fetch.js";
 
 /** Spare QuickJS instances kept ready before each grading. */
@@ -169,7 +169,11 @@ export function loadEngines(sources) {
     };
     const pool = new QuickJSPool(make, (instance) => memories.get(instance) ?? null);
     const leaselabModule = await compile(sources.leaselabWasm);
-    await initLeaselab({ module_or_path: leaselabModule });
+    // Instantiated synchronously from the compiled module: the glue's async
+    // init first asks whether its argument is a fetch `Response`, and in
+    // Node the first mention of `Response` loads Node's fetch (undici),
+    // about 30 ms of every grading thread's start.
+    leaselab.initSync({ module: leaselabModule });
     // A second instance of the same module, for after the engine broke down
     // in the first (runner/grade.js): wasm-bindgen's glue holds one instance
     // per copy of its file, so xtask writes a second copy (leaselab_spare.js).

@@ -4,9 +4,9 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import initLeaselab, * as leaselab from "../../web/pkg/leaselab.js";
+import * as leaselab from "../../web/pkg/leaselab.js";
 import { loadEngines } from "../engine.js";
-import { registryFromJson, registryOf } from "../registry.js";
+import { registryFromJson, registryOf, rememberRegistry } from "../registry.js";
 import { customSection, REGISTRY_SECTION } from "../wasm-sections.js";
 
 const LEASELAB_WASM = fileURLToPath(new URL("../../web/pkg/leaselab_bg.wasm", import.meta.url));
@@ -22,7 +22,22 @@ async function readLeaselabWasm() {
 
 /** `{ quickjs, leaselab }`, or an error that says how to build the wasm. */
 export async function loadNodeEngines() {
-  return loadEngines({ leaselabWasm: await readLeaselabWasm(), quickjsWasm: await readFile(QUICKJS_WASM) });
+  const bytes = await readLeaselabWasm();
+  const engines = await loadEngines({ leaselabWasm: bytes, quickjsWasm: await readFile(QUICKJS_WASM) });
+  const section = registrySection(bytes);
+  if (section !== null) rememberRegistry(engines.leaselab, section);
+  return engines;
+}
+
+/** The registry section's JSON text, or null for a module built without it. */
+function registrySection(bytes) {
+  let section;
+  try {
+    section = customSection(bytes, REGISTRY_SECTION);
+  } catch (error) {
+    throw new Error(`${LEASELAB_WASM} cannot be read: ${error.message}; run \`cargo xtask build\` again (or reinstall the package)`);
+  }
+  return section === null ? null : new TextDecoder().decode(section);
 }
 
 /**
@@ -34,13 +49,8 @@ export async function loadNodeEngines() {
  */
 export async function loadNodeRegistry() {
   const bytes = await readLeaselabWasm();
-  let section;
-  try {
-    section = customSection(bytes, REGISTRY_SECTION);
-  } catch (error) {
-    throw new Error(`${LEASELAB_WASM} cannot be read: ${error.message}; run \`cargo xtask build\` again (or reinstall the package)`);
-  }
-  if (section !== null) return registryFromJson(new TextDecoder().decode(section));
-  await initLeaselab({ module_or_path: bytes });
+  const section = registrySection(bytes);
+  if (section !== null) return registryFromJson(section);
+  leaselab.initSync({ module: bytes });
   return registryOf(leaselab);
 }

@@ -1,0 +1,75 @@
+// Which of V8's compilers the CLI grades with (cli/wasm-tier.js): the
+// baseline compiler alone for a job of about one submission, both for longer
+// jobs, or what `--wasm-tier` says. The choice is seen from outside, in V8's
+// own trace of what it compiled, and it must never change a report.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadNodeRegistry } from "../runner/node/engines.js";
+import { BASELINE_ONLY_RUNS_PER_THREAD, baselineOnlyPays } from "../cli/wasm-tier.js";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const CLI = join(ROOT, "cli/leaselab.mjs");
+const registry = await loadNodeRegistry();
+const SEEDS = registry.defaults.seeds;
+
+/** Runs the CLI under V8's trace of its wasm compilations: the exit status, and how many functions its optimising compiler (TurboFan) compiled. */
+function traced(args) {
+  return new Promise((resolve) => {
+    execFile("node", ["--trace-wasm-compilation-times", CLI, ...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ status: error ? error.code : 0, optimised: stdout.split("\n").filter((line) => line.includes("using TurboFan")).length, stderr });
+    });
+  });
+}
+
+/** A submission of one known-buggy file per exercise (tests/fixtures/submissions): every suite fails and shrinks its failures. */
+function buggySubmission() {
+  const dir = mkdtempSync(join(tmpdir(), "leaselab-tier-"));
+  for (const { name, file } of registry.exercises) {
+    const folder = join(ROOT, "tests/fixtures/submissions", name);
+    const [first] = readdirSync(folder).filter((entry) => entry.endsWith(".js")).sort();
+    copyFileSync(join(folder, first), join(dir, file));
+  }
+  return dir;
+}
+
+test("the baseline compiler alone pays for about one submission's runs per grading thread, no more", () => {
+  const files = registry.names.length;
+  assert.equal(baselineOnlyPays({ files, seeds: SEEDS, threads: 2 }), true, "one full submission on two threads");
+  assert.equal(baselineOnlyPays({ files: 1, seeds: SEEDS, threads: 1 }), true, "one file");
+  assert.equal(baselineOnlyPays({ files, seeds: SEEDS, threads: 1 }), false, "one full submission on one thread");
+  assert.equal(baselineOnlyPays({ files: 2 * files, seeds: SEEDS, threads: 2 }), false, "two submissions");
+  assert.equal(baselineOnlyPays({ files: 1, seeds: BASELINE_ONLY_RUNS_PER_THREAD, threads: 1 }), true);
+  assert.equal(baselineOnlyPays({ files: 1, seeds: BASELINE_ONLY_RUNS_PER_THREAD + 1, threads: 1 }), false);
+  assert.equal(baselineOnlyPays({ files: 0, seeds: SEEDS, threads: 1 }), false, "nothing to grade");
+});
+
+test("auto: a short job is graded by baseline code only, a longer one is optimised too", async () => {
+  const cas = join(ROOT, "exercises/ownership-election/cas/solution.js");
+  const short = await traced(["grade", "--exercise", "cas", "--jobs", "1", "--seeds", String(BASELINE_ONLY_RUNS_PER_THREAD), cas]);
+  assert.equal(short.status, 0, short.stderr);
+  assert.equal(short.optimised, 0, "no function reached the optimising compiler");
+  const longer = await traced(["grade", "--exercise", "cas", "--jobs", "1", "--seeds", String(BASELINE_ONLY_RUNS_PER_THREAD + 1), cas]);
+  assert.equal(longer.status, 0, longer.stderr);
+  assert.ok(longer.optimised > 0, "the hot functions were optimised");
+});
+
+test("--wasm-tier baseline and optimised give the same reports, byte for byte", async () => {
+  const submission = buggySubmission();
+  const reports = {};
+  for (const tier of ["baseline", "optimised"]) {
+    const out = join(mkdtempSync(join(tmpdir(), "leaselab-tier-report-")), "report.json");
+    const graded = await traced(["grade", submission, "--format", "json", "--out", out, "--wasm-tier", tier]);
+    assert.equal(graded.status, 1, graded.stderr);
+    if (tier === "baseline") assert.equal(graded.optimised, 0);
+    else assert.ok(graded.optimised > 0, "the optimising compiler ran");
+    reports[tier] = readFileSync(out, "utf8");
+  }
+  const parsed = JSON.parse(reports.baseline);
+  assert.ok(parsed.results.every((result) => result.report.tests.some((one) => one.status === "failed" && one.counterexample)), "every suite failed and shrank a failure");
+  assert.equal(reports.optimised, reports.baseline);
+});
