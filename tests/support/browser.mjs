@@ -1,6 +1,6 @@
 // Shared set-up for browser tests: serve web/dist on a free port and drive
 // Debian's Chromium through playwright-core (never a downloaded browser).
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../../web/serve.mjs";
@@ -46,7 +46,17 @@ export const DIST_DIR = process.env.LEASELAB_DIST || `${ROOT}web/dist`;
  */
 export async function startBrowser({ root = DIST_DIR, base = "/", types = {}, executablePath = TEST_CHROMIUM } = {}) {
   const { server, url } = await serveStatic({ root, base, types });
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  let browser;
+  try {
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  } catch (error) {
+    // The server would keep the test file's process alive after its tests failed.
+    await new Promise((resolve) => server.close(resolve));
+    if (!existsSync(executablePath)) {
+      throw new Error(`there is no Chromium at ${executablePath}: \`cargo xtask setup\` installs Debian's (\`npm test\` does it first), or set LEASELAB_CHROMIUM to another`);
+    }
+    throw error;
+  }
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   return {
     url,
