@@ -30,7 +30,8 @@ options:
                     same on every machine given the same inputs); with --csv,
                     only part 1 writes the header line, so the parts' CSVs
                     concatenated in order (cat) are the whole class's CSV
-  --jobs N          exercise files graded at once (default: the number of cores)
+  --jobs N          grading threads (default: the number of cores); with fewer
+                    files than threads, each file is split between them
   --wasm-tier T     how V8 compiles the grader: auto (default), baseline or
                     optimised; auto picks baseline for a job of about one
                     submission (it starts faster and needs less memory) and

@@ -12,26 +12,43 @@
 import { gradingDeadlineMs } from "../runner/limits.js";
 import { registry } from "./registry.js";
 import { GradingThread } from "./grading-thread.js";
+import { mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
 
 /**
  * `[{ name, results: [{ exercise, path, report }] }]`, one per submission.
  * `options`: `{ firstSeed, seeds, deadlineMs }` (the deadline defaults to
  * gradingDeadlineMs(seeds)). As grading goes: `onTest(s, f, test)` when file
- * `f` of submission `s` finished a test, `onFile(s, f, report)` when that
- * file's report is final (a refused file's as soon as the grader is up),
- * `onDone(graded)` as each submission completes. Rejects only if the grader
- * itself cannot start (the engines do not load).
+ * `f` of submission `s` finished a test (in the report's order), `onFile(s,
+ * f, report)` when that file's report is final (a refused file's as soon as
+ * the grader is up), `onDone(graded)` as each submission completes. Rejects
+ * only if the grader itself cannot start (the engines do not load).
+ *
+ * When there are fewer files than `jobs`, each file's grading is split into
+ * parts (runner/merge.js, as the page splits it between its workers), so
+ * the other cores are not idle; the merged report is the one the file gets
+ * in one piece, byte for byte.
  */
 export async function gradeInParallel(submissions, options, jobs, { onDone, onTest, onFile } = {}) {
   const { firstSeed, seeds } = options;
   const deadlineMs = options.deadlineMs ?? gradingDeadlineMs(seeds);
   const reports = submissions.map((submission) => submission.files.map(() => null));
   // Refused files (submissions.js) are not graded; they get their error report at the end.
-  const queue = [];
+  const files = [];
   submissions.forEach((submission, s) => {
     submission.files.forEach((file, f) => {
-      if (!file.refused) queue.push({ s, f, file });
+      if (!file.refused) files.push({ s, f, file });
     });
+  });
+  const parts = partsPerFile(jobs, files.length, seeds);
+  const requests = parts === 1 ? [{ firstSeed, seeds }] : splitGrading({ firstSeed, seeds }, parts);
+  // One job per part of each file: the files in order, each file's parts together.
+  const queue = files.flatMap((one) => {
+    const file = { ...one, partReports: requests.map(() => null) };
+    if (onTest) {
+      file.order = inOrder((test) => onTest(one.s, one.f, test));
+      file.place = placeTests(parts, registry.exercise(one.file.exercise).tests.length);
+    }
+    return requests.map((request, part) => ({ file, part, request }));
   });
   const unfinished = submissions.map((submission) => submission.files.filter((file) => !file.refused).length);
 
@@ -44,6 +61,25 @@ export async function gradeInParallel(submissions, options, jobs, { onDone, onTe
       report: reports[s][f] ?? errorReport(file.exercise, maxScores[file.exercise], file.refused),
     })),
   });
+  /** A file's report is final, once: a part that finishes after another part of its file failed is dropped. */
+  const settle = ({ s, f }, report) => {
+    if (reports[s][f] !== null) return;
+    reports[s][f] = report;
+    onFile?.(s, f, report);
+    unfinished[s] -= 1;
+    if (unfinished[s] === 0) onDone?.(graded(s));
+  };
+  /** Part `part` of `file` finished a test: the tests of the whole file this makes known, handed on in order. */
+  const handOver = (file, part) => {
+    if (!file.place) return null;
+    let index = 0;
+    return (test) => {
+      const placed = file.place(part, index, test);
+      index += 1;
+      if (reports[file.s][file.f] !== null) return;
+      for (const { position, test: known } of placed) file.order(position, known);
+    };
+  };
 
   const live = new Set();
   const startThread = async () => {
@@ -71,22 +107,22 @@ export async function gradeInParallel(submissions, options, jobs, { onDone, onTe
     try {
       thread = await startThread();
       while (fatal === null && next < queue.length) {
-        const { s, f, file } = queue[next++];
+        const { file, part, request } = queue[next++];
         // A thread that died while idle is replaced before it can be blamed on this file.
         if (!thread.alive) {
           await retire(thread);
           thread = await startThread();
         }
-        const outcome = await thread.grade(file, { firstSeed, seeds }, deadlineMs, onTest && ((test) => onTest(s, f, test)));
-        reports[s][f] = outcome.report ?? errorReport(file.exercise, thread.maxScores[file.exercise], outcome.problem);
-        onFile?.(s, f, reports[s][f]);
-        if (!outcome.report) {
+        const outcome = await thread.grade(file.file, request, deadlineMs, handOver(file, part));
+        if (outcome.report) {
+          file.partReports[part] = outcome.report;
+          if (file.partReports.every((report) => report !== null)) settle(file, mergeGrading(file.partReports));
+        } else {
+          settle(file, errorReport(file.file.exercise, thread.maxScores[file.file.exercise], outcome.problem));
           await retire(thread);
           thread = null;
           if (next < queue.length) thread = await startThread();
         }
-        unfinished[s] -= 1;
-        if (unfinished[s] === 0) onDone?.(graded(s));
       }
     } catch (error) {
       // The grader cannot start a thread: nothing more can be graded, so stop the others too.
@@ -97,7 +133,7 @@ export async function gradeInParallel(submissions, options, jobs, { onDone, onTe
     }
   };
 
-  await Promise.all(Array.from({ length: gradingThreads(jobs, queue.length) }, slot));
+  await Promise.all(Array.from({ length: gradingThreads(jobs, files.length, seeds) }, slot));
   if (fatal) throw fatal;
   submissions.forEach((submission, s) => {
     if (submission.files.every((file) => file.refused)) onDone?.(graded(s));
@@ -106,12 +142,43 @@ export async function gradeInParallel(submissions, options, jobs, { onDone, onTe
 }
 
 /**
- * How many grading threads a job of `files` files (refused ones not
- * counted) starts with `jobs` allowed: at least one, even if every file was
- * refused, because a thread knows the maximum scores.
+ * The most parts one file's grading is split into, however many cores: each
+ * part is graded in a thread of its own, which starts its engines cold.
  */
-export function gradingThreads(jobs, files) {
-  return Math.max(1, Math.min(jobs, files));
+export const PARTS_PER_FILE_MAX = 4;
+
+/**
+ * Into how many parts each of `files` files is split with `jobs` threads
+ * allowed: more than one only when there are fewer files than threads, and
+ * never more parts than random schedules.
+ */
+export function partsPerFile(jobs, files, seeds) {
+  if (files === 0 || files >= jobs) return 1;
+  return Math.max(1, Math.min(Math.floor(jobs / files), PARTS_PER_FILE_MAX, seeds));
+}
+
+/**
+ * How many grading threads a job of `files` files (refused ones not
+ * counted), `seeds` random schedules each, starts with `jobs` allowed: at
+ * least one, even if every file was refused, because a thread knows the
+ * maximum scores.
+ */
+export function gradingThreads(jobs, files, seeds) {
+  return Math.max(1, Math.min(jobs, files * partsPerFile(jobs, files, seeds)));
+}
+
+/** Calls `emit(item)` for the items given at positions 0, 1, 2, … in that order, whatever order they are given in. */
+function inOrder(emit) {
+  const waiting = new Map();
+  let next = 0;
+  return (position, item) => {
+    waiting.set(position, item);
+    while (waiting.has(next)) {
+      emit(waiting.get(next));
+      waiting.delete(next);
+      next += 1;
+    }
+  };
 }
 
 /**

@@ -2,16 +2,17 @@
 import { gradeSource } from "../runner/grade.js";
 
 /**
- * The suite report for one file; failing tests carry the timeline text of
+ * The suite report for one file (or for one part of its grading, with
+ * `scenarioPart`, runner/merge.js); failing tests carry the timeline text of
  * their counterexample. `onTest(test)`, if given, receives each test (with
  * its timeline) as soon as it is finished.
  */
-export async function gradeFile(engines, { exercise, source }, { firstSeed, seeds }, onTest) {
+export async function gradeFile(engines, { exercise, source }, { firstSeed, seeds, scenarioPart }, onTest) {
   const withTimeline = (test) => {
     if (test.counterexample) test.timeline = engines.leaselab.renderCounterexample(JSON.stringify(test.counterexample));
     return test;
   };
-  const report = await gradeSource(engines, { exercise, source, options: { firstSeed, seeds }, onTest: onTest && ((test) => onTest(withTimeline(test))) });
+  const report = await gradeSource(engines, { exercise, source, options: { firstSeed, seeds, ...(scenarioPart && { scenarioPart }) }, onTest: onTest && ((test) => onTest(withTimeline(test))) });
   report.tests.forEach(withTimeline);
   return report;
 }

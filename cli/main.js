@@ -78,7 +78,7 @@ export async function main(argv, { env, stdout, stderr }) {
   const jobs = options.jobs ?? availableParallelism();
   // main runs once per process (cli/leaselab.mjs), before any wasm is compiled in it.
   const files = submissions.reduce((count, submission) => count + submission.files.filter((file) => !file.refused).length, 0);
-  if (options.wasmTier === "baseline" || (options.wasmTier === "auto" && baselineOnlyPays({ files, seeds: options.seeds, threads: gradingThreads(jobs, files) }))) {
+  if (options.wasmTier === "baseline" || (options.wasmTier === "auto" && baselineOnlyPays({ files, seeds: options.seeds, threads: gradingThreads(jobs, files, options.seeds) }))) {
     useBaselineCompilerOnly();
   }
   let graded;
