@@ -36,7 +36,8 @@ options:
                     optimised; auto picks baseline for a job of about one
                     submission (it starts faster and needs less memory) and
                     optimised for longer ones (faster once warm)
-  --timeout S       stop grading an exercise file after S seconds of real time
+  --timeout S       stop grading an exercise file (each part of one, when it is
+                    split) after S seconds of real time
                     (default ${gradingDeadlineMs(DEFAULT_SEEDS) / 1000} s at ${DEFAULT_SEEDS} schedules, scaled with --seeds);
                     it then scores 0 with a "took too long" error
   --version         print the package's version, the grader's version and the

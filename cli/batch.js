@@ -1,9 +1,10 @@
 // Grading submissions as a set of independent jobs: one job per exercise
-// file, run by a small pool of grading threads, results in input order
-// whatever order they finish in.
+// file (or per part of one, when there are fewer files than threads), run by
+// a small pool of grading threads, results in input order whatever order
+// they finish in.
 //
 // A job is one file rather than one submission because the deadline is per
-// file (gradingDeadlineMs covers one suite), and because a file that hangs
+// job (gradingDeadlineMs covers one suite), and because a file that hangs
 // or crashes should cost its learner that exercise only: their other files
 // are graded as usual. A job that does not finish becomes that file's error
 // report; it never stops the batch. Every finished report is the one the
@@ -13,6 +14,7 @@ import { gradingDeadlineMs } from "../runner/limits.js";
 import { registry } from "./registry.js";
 import { GradingThread } from "./grading-thread.js";
 import { mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
+import { gradingPlan } from "./grading-plan.js";
 
 /**
  * `[{ name, results: [{ exercise, path, report }] }]`, one per submission.
@@ -33,17 +35,12 @@ export async function gradeInParallel(submissions, options, jobs, { onDone, onTe
   const deadlineMs = options.deadlineMs ?? gradingDeadlineMs(seeds);
   const reports = submissions.map((submission) => submission.files.map(() => null));
   // Refused files (submissions.js) are not graded; they get their error report at the end.
-  const files = [];
-  submissions.forEach((submission, s) => {
-    submission.files.forEach((file, f) => {
-      if (!file.refused) files.push({ s, f, file });
-    });
-  });
-  const parts = partsPerFile(jobs, files.length, seeds);
+  const { files, parts, threads } = gradingPlan(submissions, jobs, seeds);
   const requests = parts === 1 ? [{ firstSeed, seeds }] : splitGrading({ firstSeed, seeds }, parts);
   // One job per part of each file: the files in order, each file's parts together.
   const queue = files.flatMap((one) => {
-    const file = { ...one, partReports: requests.map(() => null) };
+    // `grading`: the threads grading its parts now, stopped if another part fails.
+    const file = { ...one, partReports: requests.map(() => null), grading: new Set() };
     if (onTest) {
       file.order = inOrder((test) => onTest(one.s, one.f, test));
       file.place = placeTests(parts, registry.exercise(one.file.exercise).tests.length);
@@ -113,12 +110,16 @@ export async function gradeInParallel(submissions, options, jobs, { onDone, onTe
           await retire(thread);
           thread = await startThread();
         }
+        file.grading.add(thread);
         const outcome = await thread.grade(file.file, request, deadlineMs, handOver(file, part));
+        file.grading.delete(thread);
         if (outcome.report) {
           file.partReports[part] = outcome.report;
           if (file.partReports.every((report) => report !== null)) settle(file, mergeGrading(file.partReports));
         } else {
           settle(file, errorReport(file.file.exercise, thread.maxScores[file.file.exercise], outcome.problem));
+          // The file's verdict is known: its other parts would only be dropped.
+          for (const sibling of file.grading) sibling.stop();
           await retire(thread);
           thread = null;
           if (next < queue.length) thread = await startThread();
@@ -133,38 +134,12 @@ export async function gradeInParallel(submissions, options, jobs, { onDone, onTe
     }
   };
 
-  await Promise.all(Array.from({ length: gradingThreads(jobs, files.length, seeds) }, slot));
+  await Promise.all(Array.from({ length: threads }, slot));
   if (fatal) throw fatal;
   submissions.forEach((submission, s) => {
     if (submission.files.every((file) => file.refused)) onDone?.(graded(s));
   });
   return submissions.map((_, s) => graded(s));
-}
-
-/**
- * The most parts one file's grading is split into, however many cores: each
- * part is graded in a thread of its own, which starts its engines cold.
- */
-export const PARTS_PER_FILE_MAX = 4;
-
-/**
- * Into how many parts each of `files` files is split with `jobs` threads
- * allowed: more than one only when there are fewer files than threads, and
- * never more parts than random schedules.
- */
-export function partsPerFile(jobs, files, seeds) {
-  if (files === 0 || files >= jobs) return 1;
-  return Math.max(1, Math.min(Math.floor(jobs / files), PARTS_PER_FILE_MAX, seeds));
-}
-
-/**
- * How many grading threads a job of `files` files (refused ones not
- * counted), `seeds` random schedules each, starts with `jobs` allowed: at
- * least one, even if every file was refused, because a thread knows the
- * maximum scores.
- */
-export function gradingThreads(jobs, files, seeds) {
-  return Math.max(1, Math.min(jobs, files * partsPerFile(jobs, files, seeds)));
 }
 
 /** Calls `emit(item)` for the items given at positions 0, 1, 2, … in that order, whatever order they are given in. */

@@ -98,15 +98,18 @@ export class GradingThread {
       await this.stop();
       return { problem: deadlineMessage(name, deadlineMs) };
     }
+    if (event.stopped) return { problem: `grading ${name} was stopped before it finished` };
     return { problem: this.#deathMessage(name, event.exit) };
   }
 
+  /** Ends the thread; a grading still running in it ends as a problem. */
   async stop() {
+    this.#listener?.({ stopped: true });
     this.#listener = null;
     await this.#worker.terminate();
   }
 
-  /** The next event: a message, the exit, or (with a deadline) the deadline passing. */
+  /** The next event: a message, the exit, `stop()`, or (with a deadline) the deadline passing. */
   #next(deadlineMs) {
     return new Promise((resolve) => {
       let timer = null;

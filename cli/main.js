@@ -5,7 +5,8 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs, UsageError, USAGE, VERSION_TEXT } from "./args.js";
-import { gradeInParallel, gradingThreads } from "./batch.js";
+import { gradeInParallel } from "./batch.js";
+import { gradingPlan } from "./grading-plan.js";
 import { allPassed } from "./formats/common.js";
 import { scoresCsv } from "./formats/csv.js";
 import { visible } from "./formats/escape.js";
@@ -20,7 +21,7 @@ import { textStream } from "./text-stream.js";
 import { makeFolder, OutputError, writeOutput, writeStream } from "./outputs.js";
 import { nameSubmissions, reportStems } from "./report-names.js";
 import { shardOf } from "./shard.js";
-import { baselineOnlyPays, useBaselineCompilerOnly } from "./wasm-tier.js";
+import { chooseWasmTier, useBaselineCompilerOnly } from "./wasm-tier.js";
 import { InputError, loadSubmissions } from "./submissions.js";
 
 const EXTENSIONS = { text: "txt", json: "json", junit: "xml", gradescope: "json", exercism: "json", github: "md" };
@@ -76,11 +77,11 @@ export async function main(argv, { env, stdout, stderr }) {
   // (a batch's table, the machine-readable formats, a file) is written whole at the end.
   const stream = !batch && options.format === "text" && !options.out ? textStream(submissions[0], (text) => writeStream(stdout, text)) : null;
   const jobs = options.jobs ?? availableParallelism();
-  // main runs once per process (cli/leaselab.mjs), before any wasm is compiled in it.
-  const files = submissions.reduce((count, submission) => count + submission.files.filter((file) => !file.refused).length, 0);
-  if (options.wasmTier === "baseline" || (options.wasmTier === "auto" && baselineOnlyPays({ files, seeds: options.seeds, threads: gradingThreads(jobs, files, options.seeds) }))) {
-    useBaselineCompilerOnly();
-  }
+  // Before any grading thread compiles the grader. main runs once per process (cli/leaselab.mjs),
+  // and its thread compiles no wasm, except when the module was built without its registry
+  // section (by hand): cli/registry.js then instantiates it here first, V8 shares that code with
+  // the threads, and the choice does not apply to it.
+  if (chooseWasmTier(options.wasmTier, gradingPlan(submissions, jobs, options.seeds), options.seeds, availableParallelism()) === "baseline") useBaselineCompilerOnly();
   let graded;
   try {
     graded = await gradeInParallel(

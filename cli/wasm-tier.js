@@ -3,17 +3,14 @@
 //
 // V8 first compiles each wasm function with its baseline compiler
 // (Liftoff), then recompiles the hot ones with its optimising compiler
-// (TurboFan) on background threads. For the grader's module that is about
-// 480 functions and 1.2 CPU-s of compiling (QuickJS's interpreter loop alone
-// needs 23 MB of compiler memory), and the optimised code runs a warm
-// grading about 1.6 times as fast as the baseline code. A class's batch
-// earns that back many times over. One submission does not: on a 2-core
-// machine both cores are grading, so the compiler takes its CPU from them,
-// and the job is over about when the optimised code arrives. Measured
-// (BENCHMARKS.md, "An eleventh pass", 8 runs alternated): one full
-// submission cold 0.80 s and 134 MiB with both compilers, 0.65 s and 93 MiB
-// with the baseline alone; two submissions take the same time either way;
-// six take 2.1 s with both and 2.9 s with the baseline alone.
+// (TurboFan) on background threads: for the grader's module about 480
+// functions and over a CPU-second of compiling (QuickJS's interpreter loop
+// alone needs 23 MB of compiler memory), which the optimised code's speed
+// pays back many times over in a class's batch. One submission does not:
+// on a 2-core machine both cores are grading, the compiler takes its CPU
+// from them, and the job is over about when the optimised code arrives; the
+// baseline code alone finishes sooner, in much less memory. BENCHMARKS.md
+// ("An eleventh pass") has the measurements and the crossover.
 //
 // The choice changes how fast a grading runs, never what it finds: the
 // engine's budgets count QuickJS's bytecodes, not time, and wasm computes
@@ -29,18 +26,31 @@ import { setFlagsFromString } from "node:v8";
  * alone is faster. Measured on 2 cores, the crossover lies between about
  * 400 runs per thread (one thread, so a core is free for the optimising
  * compiler; lease's runs are the costly ones) and 1,000 (every core
- * grading): one full submission at the default budget is about 500.
+ * grading): one full submission at the default budget is about 500. Not
+ * measured on other core counts.
  */
 export const BASELINE_ONLY_RUNS_PER_THREAD = 600;
 
 /**
- * True when a job of `files` exercise files, `seeds` random runs each, on
- * `threads` grading threads is short enough that the optimising compiler
- * would cost more than it saves.
+ * True when a job of `files` exercise files, `seeds` random runs each,
+ * graded by `threads` threads at once is short enough that the optimising
+ * compiler would cost more than it saves.
  */
 export function baselineOnlyPays({ files, seeds, threads }) {
   if (files === 0 || threads === 0) return false;
   return (files * seeds) / threads <= BASELINE_ONLY_RUNS_PER_THREAD;
+}
+
+/**
+ * "baseline" or "optimised": what `--wasm-tier option` means for a job
+ * graded as `plan` says (grading-plan.js), `seeds` random runs per file, on
+ * a machine with `cores` cores. Threads beyond the cores do not run at once,
+ * so they do not shorten the job (`--jobs 64` on 2 cores).
+ */
+export function chooseWasmTier(option, plan, seeds, cores) {
+  if (option !== "auto") return option;
+  const threads = Math.min(plan.threads, cores);
+  return baselineOnlyPays({ files: plan.files.length, seeds, threads }) ? "baseline" : "optimised";
 }
 
 /**

@@ -9,6 +9,13 @@
 // soon as it is known, before the merge.
 
 /**
+ * The most parts one grading is split into, however many cores: each part
+ * runs in a worker or thread of its own, which loads its own engines (tens
+ * of MB) and starts them cold. The page's pool and the CLI both keep to it.
+ */
+export const PARTS_MAX = 4;
+
+/**
  * The grade requests for `parts` workers: `[{ ...options, firstSeed, seeds,
  * scenarioPart }]`, the seeds split into contiguous ranges in order.
  * `options.seeds` is the whole budget; `firstSeed` defaults to 1, the

@@ -34,7 +34,7 @@ export function registryOf(leaselab) {
  * Remembers `json` as the registry of `leaselab`: the module's registry
  * section, which the build wrote from this module's own
  * `exerciseRegistry()` (runner/node/engines.js), so `registryOf` need not
- * ask the module again (about 5-15 ms of a grading thread's start in Node,
+ * ask the module again (5–17 ms of a grading thread's start in Node,
  * the module's code still cold).
  */
 export function rememberRegistry(leaselab, json) {

@@ -18,7 +18,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadNodeRegistry } from "../runner/node/engines.js";
 import { STALL } from "./support/stall.mjs";
-import { gradingThreads, PARTS_PER_FILE_MAX, partsPerFile } from "../cli/batch.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLI = join(ROOT, "cli/leaselab.mjs");
@@ -87,33 +86,4 @@ test("a whole submission's text printed as it was graded is byte for byte the re
   assert.equal(streamed.stdout, readFileSync(out, "utf8"));
   const heads = streamed.stdout.split("\n").filter((line) => line.startsWith(dir));
   assert.deepEqual(heads, registry.exercises.map(({ name, file }) => `${join(dir, file)} (${name})`));
-});
-
-test("one file's grading split across the grading threads prints, and reports, exactly what one thread gives", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "leaselab-split-"));
-  // Failing named scenarios in every part, and random schedules that fail and are shrunk.
-  copyFileSync(join(LESSON, "lease/starter.js"), join(dir, "lease.js"));
-  const file = join(dir, "lease.js");
-  const run = (args) => new Promise((resolve) => execFile(process.execPath, [CLI, "grade", file, "--seeds", "40", ...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => resolve({ status: error ? error.code : 0, stdout })));
-  const [whole, split, wholeJson, splitJson] = await Promise.all([run(["--jobs", "1"]), run(["--jobs", "3"]), run(["--jobs", "1", "--format", "json"]), run(["--jobs", "3", "--format", "json"])]);
-  assert.equal(whole.status, 1);
-  assert.equal(split.status, 1);
-  assert.equal(split.stdout, whole.stdout, "the text, printed test by test");
-  assert.equal(splitJson.stdout, wholeJson.stdout, "the whole report");
-  const { results } = JSON.parse(wholeJson.stdout);
-  assert.ok(results[0].report.tests.filter((one) => one.status === "failed").length > 1);
-});
-
-test("a file is split only when there are fewer files than threads, into at most PARTS_PER_FILE_MAX parts and no more parts than schedules", () => {
-  assert.equal(partsPerFile(2, 1, 200), 2);
-  assert.equal(partsPerFile(2, 2, 200), 1);
-  assert.equal(partsPerFile(2, 5, 200), 1);
-  assert.equal(partsPerFile(8, 3, 200), 2);
-  assert.equal(partsPerFile(16, 1, 200), PARTS_PER_FILE_MAX);
-  assert.equal(partsPerFile(4, 1, 3), 3);
-  assert.equal(partsPerFile(1, 1, 200), 1);
-  assert.equal(partsPerFile(2, 0, 200), 1);
-  assert.equal(gradingThreads(2, 1, 200), 2);
-  assert.equal(gradingThreads(8, 5, 200), 5);
-  assert.equal(gradingThreads(2, 0, 200), 1, "one thread even when every file was refused: it knows the maximum scores");
 });

@@ -23,8 +23,8 @@ async function readLeaselabWasm() {
 /** `{ quickjs, leaselab }`, or an error that says how to build the wasm. */
 export async function loadNodeEngines() {
   const bytes = await readLeaselabWasm();
-  const engines = await loadEngines({ leaselabWasm: bytes, quickjsWasm: await readFile(QUICKJS_WASM) });
   const section = registrySection(bytes);
+  const engines = await loadEngines({ leaselabWasm: bytes, quickjsWasm: await readFile(QUICKJS_WASM) });
   if (section !== null) rememberRegistry(engines.leaselab, section);
   return engines;
 }

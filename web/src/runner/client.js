@@ -30,7 +30,7 @@
 // synchronous stretch freeze the lab's real-time processes, and a grading's
 // deadline kill a lab run that did nothing wrong.
 import { DEADLINE_MS_MAX, deadlineMessage, gradingDeadlineMs } from "../../../runner/limits.js";
-import { failingPosition, mergeGrading, placeTests, splitGrading } from "../../../runner/merge.js";
+import { failingPosition, mergeGrading, PARTS_MAX, placeTests, splitGrading } from "../../../runner/merge.js";
 
 /** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
 export class DeadlineError extends Error {
@@ -230,10 +230,10 @@ function createLane(size = 1) {
 
 /**
  * How many workers share a grading: one per core the browser reports, at
- * most GRADING_WORKERS_MAX (each holds its own engines, tens of MB), one
- * where the browser does not say.
+ * most GRADING_WORKERS_MAX (runner/merge.js's PARTS_MAX), one where the
+ * browser does not say.
  */
-export const GRADING_WORKERS_MAX = 4;
+export const GRADING_WORKERS_MAX = PARTS_MAX;
 const gradingWorkers = Math.max(1, Math.min(GRADING_WORKERS_MAX, Math.floor(globalThis.navigator?.hardwareConcurrency ?? 1)));
 
 const grading = createLane(gradingWorkers);
