@@ -81,7 +81,7 @@ export async function main(argv, { env, stdout, stderr }) {
   // and its thread compiles no wasm, except when the module was built without its registry
   // section (by hand): cli/registry.js then instantiates it here first, V8 shares that code with
   // the threads, and the choice does not apply to it.
-  if (chooseWasmTier(options.wasmTier, gradingPlan(submissions, jobs, options.seeds), options.seeds, availableParallelism()) === "baseline") useBaselineCompilerOnly();
+  if (chooseWasmTier(options.wasmTier, gradingPlan(submissions, jobs, options.seeds), options.seeds) === "baseline") useBaselineCompilerOnly();
   let graded;
   try {
     graded = await gradeInParallel(

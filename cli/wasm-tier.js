@@ -22,35 +22,26 @@
 import { setFlagsFromString } from "node:v8";
 
 /**
- * The random runs per grading thread up to which the baseline compiler
- * alone is faster. Measured on 2 cores, the crossover lies between about
- * 400 runs per thread (one thread, so a core is free for the optimising
- * compiler; lease's runs are the costly ones) and 1,000 (every core
- * grading): one full submission at the default budget is about 500. Not
- * measured on other core counts.
+ * The random runs in a whole job up to which the baseline compiler alone is
+ * faster. Measured (2 cores, and 1 with `taskset`): while every core grades,
+ * both compilers break even at about 2,000 runs, one core or two, since the
+ * optimising compiler's CPU comes out of the grading's; one full submission
+ * at the default budget is 1,000, a class hundreds of thousands. With a core
+ * left idle (`--jobs 1` on 2 cores), the optimising compiler pays from about
+ * 500 runs; auto does not count on idle cores, which only `--jobs` below
+ * the cores leaves here. Not measured beyond 2 cores.
  */
-export const BASELINE_ONLY_RUNS_PER_THREAD = 600;
+export const BASELINE_ONLY_RUNS_MAX = 1500;
 
-/**
- * True when a job of `files` exercise files, `seeds` random runs each,
- * graded by `threads` threads at once is short enough that the optimising
- * compiler would cost more than it saves.
- */
-export function baselineOnlyPays({ files, seeds, threads }) {
-  if (files === 0 || threads === 0) return false;
-  return (files * seeds) / threads <= BASELINE_ONLY_RUNS_PER_THREAD;
+/** True when a job of `files` exercise files, `seeds` random runs each, is short enough that the optimising compiler would cost more than it saves. */
+export function baselineOnlyPays({ files, seeds }) {
+  return files > 0 && files * seeds <= BASELINE_ONLY_RUNS_MAX;
 }
 
-/**
- * "baseline" or "optimised": what `--wasm-tier option` means for a job
- * graded as `plan` says (grading-plan.js), `seeds` random runs per file, on
- * a machine with `cores` cores. Threads beyond the cores do not run at once,
- * so they do not shorten the job (`--jobs 64` on 2 cores).
- */
-export function chooseWasmTier(option, plan, seeds, cores) {
+/** "baseline" or "optimised": what `--wasm-tier option` means for a job graded as `plan` says (grading-plan.js), `seeds` random runs per file. */
+export function chooseWasmTier(option, plan, seeds) {
   if (option !== "auto") return option;
-  const threads = Math.min(plan.threads, cores);
-  return baselineOnlyPays({ files: plan.files.length, seeds, threads }) ? "baseline" : "optimised";
+  return baselineOnlyPays({ files: plan.files.length, seeds }) ? "baseline" : "optimised";
 }
 
 /**

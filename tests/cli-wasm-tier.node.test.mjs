@@ -1,6 +1,6 @@
 // Which of V8's compilers the CLI grades with (cli/wasm-tier.js): the
-// baseline compiler alone for a job of about one submission, both for longer
-// jobs, or what `--wasm-tier` says. The choice is seen from outside, in V8's
+// baseline compiler alone for a job of about one submission's runs, both for
+// longer jobs, or what `--wasm-tier` says. The choice is seen from outside, in V8's
 // own trace of what it compiled, and it must never change a report.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadNodeRegistry } from "../runner/node/engines.js";
-import { BASELINE_ONLY_RUNS_PER_THREAD, baselineOnlyPays, chooseWasmTier } from "../cli/wasm-tier.js";
+import { BASELINE_ONLY_RUNS_MAX, chooseWasmTier } from "../cli/wasm-tier.js";
 import { gradingPlan } from "../cli/grading-plan.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -38,33 +38,24 @@ function buggySubmission() {
   return dir;
 }
 
-test("the baseline compiler alone pays for about one submission's runs per grading thread, no more", () => {
-  const files = registry.names.length;
-  assert.equal(baselineOnlyPays({ files, seeds: SEEDS, threads: 2 }), true, "one full submission on two threads");
-  assert.equal(baselineOnlyPays({ files: 1, seeds: SEEDS, threads: 1 }), true, "one file");
-  assert.equal(baselineOnlyPays({ files, seeds: SEEDS, threads: 1 }), false, "one full submission on one thread");
-  assert.equal(baselineOnlyPays({ files: 2 * files, seeds: SEEDS, threads: 2 }), false, "two submissions");
-  assert.equal(baselineOnlyPays({ files: 1, seeds: BASELINE_ONLY_RUNS_PER_THREAD, threads: 1 }), true);
-  assert.equal(baselineOnlyPays({ files: 1, seeds: BASELINE_ONLY_RUNS_PER_THREAD + 1, threads: 1 }), false);
-  assert.equal(baselineOnlyPays({ files: 0, seeds: SEEDS, threads: 1 }), false, "nothing to grade");
-});
-
-test("auto decides on the plan the batch grades with, counting only the threads the cores run at once", () => {
+test("auto takes the baseline compiler alone for a job of about one submission's runs, and both beyond", () => {
   const submission = { files: registry.exercises.map(({ name, file }) => ({ exercise: name, path: file, source: "" })) };
-  const tier = (submissions, jobs, cores, option = "auto") => chooseWasmTier(option, gradingPlan(submissions, jobs, SEEDS), SEEDS, cores);
-  assert.equal(tier([submission], 2, 2), "baseline", "one full submission on 2 cores");
-  assert.equal(tier([submission], 1, 2), "optimised", "the same on one thread");
-  assert.equal(tier([submission, submission], 2, 2), "optimised", "two submissions");
-  assert.equal(tier(Array(6).fill(submission), 64, 2), "optimised", "six submissions: 64 threads, but 2 cores");
-  assert.equal(tier([{ files: [submission.files[0]] }], 2, 2), "baseline", "one file, split between two threads");
-  assert.equal(tier([{ files: submission.files.map((file) => ({ ...file, refused: "a pipe" })) }], 2, 2), "optimised", "nothing to grade: V8's default");
-  assert.equal(tier([submission], 2, 2, "optimised"), "optimised");
-  assert.equal(tier(Array(6).fill(submission), 2, 2, "baseline"), "baseline");
+  const tier = (submissions, { jobs = 2, seeds = SEEDS, option = "auto" } = {}) => chooseWasmTier(option, gradingPlan(submissions, jobs, seeds), seeds);
+  assert.equal(tier([submission]), "baseline", "one full submission");
+  assert.equal(tier([submission], { jobs: 1 }), "baseline", "the same on one thread: threads do not count");
+  assert.equal(tier([{ files: [submission.files[0]] }]), "baseline", "one file");
+  assert.equal(tier([submission, submission]), "optimised", "two submissions");
+  assert.equal(tier(Array(6).fill(submission), { jobs: 64 }), "optimised", "six submissions, however many threads");
+  assert.equal(tier([{ files: [submission.files[0]] }], { seeds: BASELINE_ONLY_RUNS_MAX }), "baseline");
+  assert.equal(tier([{ files: [submission.files[0]] }], { seeds: BASELINE_ONLY_RUNS_MAX + 1 }), "optimised");
+  assert.equal(tier([{ files: submission.files.map((file) => ({ ...file, refused: "a pipe" })) }]), "optimised", "nothing to grade: V8's default");
+  assert.equal(tier([submission], { option: "optimised" }), "optimised");
+  assert.equal(tier(Array(6).fill(submission), { option: "baseline" }), "baseline");
 });
 
 test("auto on a short job: no function reaches V8's optimising compiler", async () => {
   const cas = join(ROOT, "exercises/ownership-election/cas/solution.js");
-  const short = await traced(["grade", "--exercise", "cas", "--jobs", "1", "--seeds", String(BASELINE_ONLY_RUNS_PER_THREAD), cas]);
+  const short = await traced(["grade", "--exercise", "cas", "--seeds", String(BASELINE_ONLY_RUNS_MAX), cas]);
   assert.equal(short.status, 0, short.stderr);
   assert.equal(short.optimised, 0);
 });
