@@ -14,28 +14,28 @@ import { gradingDeadlineMs } from "../runner/limits.js";
 import { registry } from "./registry.js";
 import { GradingThread } from "./grading-thread.js";
 import { mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
-import { gradingPlan } from "./grading-plan.js";
 
 /**
- * `[{ name, results: [{ exercise, path, report }] }]`, one per submission.
- * `options`: `{ firstSeed, seeds, deadlineMs }` (the deadline defaults to
+ * `[{ name, results: [{ exercise, path, report }] }]`, one per submission,
+ * graded as `plan` says (grading-plan.js: which files, in how many parts, on
+ * how many threads). `options`: `{ firstSeed, seeds, deadlineMs }` (the deadline defaults to
  * gradingDeadlineMs(seeds)). As grading goes: `onTest(s, f, test)` when file
  * `f` of submission `s` finished a test (in the report's order), `onFile(s,
  * f, report)` when that file's report is final (a refused file's as soon as
  * the grader is up), `onDone(graded)` as each submission completes. Rejects
  * only if the grader itself cannot start (the engines do not load).
  *
- * When there are fewer files than `jobs`, each file's grading is split into
- * parts (runner/merge.js, as the page splits it between its workers), so
- * the other cores are not idle; the merged report is the one the file gets
- * in one piece, byte for byte.
+ * When there are fewer files than threads allowed, the plan splits each
+ * file's grading into parts (runner/merge.js, as the page splits it between
+ * its workers), so the other cores are not idle; the merged report is the
+ * one the file gets in one piece, byte for byte.
  */
-export async function gradeInParallel(submissions, options, jobs, { onDone, onTest, onFile } = {}) {
+export async function gradeInParallel(submissions, plan, options, { onDone, onTest, onFile } = {}) {
   const { firstSeed, seeds } = options;
   const deadlineMs = options.deadlineMs ?? gradingDeadlineMs(seeds);
   const reports = submissions.map((submission) => submission.files.map(() => null));
   // Refused files (submissions.js) are not graded; they get their error report at the end.
-  const { files, parts, threads } = gradingPlan(submissions, jobs, seeds);
+  const { files, parts, threads } = plan;
   const requests = parts === 1 ? [{ firstSeed, seeds }] : splitGrading({ firstSeed, seeds }, parts);
   // One job per part of each file: the files in order, each file's parts together.
   const queue = files.flatMap((one) => {

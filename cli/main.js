@@ -76,18 +76,18 @@ export async function main(argv, { env, stdout, stderr }) {
   // One submission's text on standard output is printed as its tests finish; every other output
   // (a batch's table, the machine-readable formats, a file) is written whole at the end.
   const stream = !batch && options.format === "text" && !options.out ? textStream(submissions[0], (text) => writeStream(stdout, text)) : null;
-  const jobs = options.jobs ?? availableParallelism();
   // Before any grading thread compiles the grader. main runs once per process (cli/leaselab.mjs),
   // and its thread compiles no wasm, except when the module was built without its registry
   // section (by hand): cli/registry.js then instantiates it here first, V8 shares that code with
   // the threads, and the choice does not apply to it.
-  if (chooseWasmTier(options.wasmTier, gradingPlan(submissions, jobs, options.seeds), options.seeds) === "baseline") useBaselineCompilerOnly();
+  const plan = gradingPlan(submissions, options.jobs ?? availableParallelism(), options.seeds);
+  if (chooseWasmTier(options.wasmTier, plan, options.seeds) === "baseline") useBaselineCompilerOnly();
   let graded;
   try {
     graded = await gradeInParallel(
       submissions,
+      plan,
       { firstSeed: options.firstSeed, seeds: options.seeds, deadlineMs: options.timeoutMs },
-      jobs,
       batch ? { onDone: (done) => say(`graded ${done.name}`) } : { onTest: stream && ((_, f, test) => stream.test(f, test)), onFile: stream && ((_, f, report) => stream.file(f, report)) },
     );
   } catch (error) {
