@@ -221,6 +221,16 @@ export const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, co
   delete globalThis.DisposableStack;
   delete globalThis.AsyncDisposableStack;
   delete globalThis.SuppressedError;
+  // QuickJS-ng's V8-style stack-trace API (the engine has it, lab mode's
+  // QuickJS does not). Error.prepareStackTrace and Error.stackTraceLimit are
+  // accessors whose setters write state the whole realm shares, so freezing
+  // Error does not stop them: a prepareStackTrace is handed every frame's
+  // function, the harness's own included (which a learner could call to
+  // forge a pass), and either one carries state from one process of a run
+  // to another. Error.captureStackTrace goes too, so that both realms have
+  // the same Error. tests/sandbox-realm.node.test.mjs holds the setters a
+  // learner can reach to those that write only to their receiver.
+  for (const key of ["prepareStackTrace", "stackTraceLimit", "captureStackTrace"]) delete Error[key];
 
   // ---- the override mistake ---------------------------------------------
   const tame = (proto, keys) => {

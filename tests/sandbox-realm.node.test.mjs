@@ -80,6 +80,69 @@ test("no object reachable from the global object or a hidden intrinsic is left u
   }
 });
 
+// Freezing makes every data property read-only, but an accessor's setter
+// still runs: it must write only to the object it is called on, never to
+// state the built-in (or the realm) keeps, or it is a way to change how the
+// harness's code behaves, or to pass state from one process to another
+// (QuickJS-ng's Error.prepareStackTrace and Error.stackTraceLimit were both).
+// Each setter reachable from the roots is called on a fresh object that
+// inherits from its owner, with values of several types, and the owner's
+// getter must read the same before and after. Returns the paths whose did not.
+const SETTER_PROBE = `(roots) => {
+  const shared = [];
+  const seen = new Set();
+  let setters = 0;
+  const queue = roots.map(([path, value]) => [path, value]);
+  const read = (get, owner) => { try { return { value: get.call(owner) }; } catch (error) { return { threw: true }; } };
+  const same = (a, b) => (a.threw && b.threw) || (!a.threw && !b.threw && Object.is(a.value, b.value));
+  while (queue.length > 0) {
+    const [path, owner] = queue.pop();
+    if ((typeof owner !== "object" && typeof owner !== "function") || owner === null || seen.has(owner)) continue;
+    seen.add(owner);
+    for (const key of Reflect.ownKeys(owner)) {
+      const descriptor = Object.getOwnPropertyDescriptor(owner, key);
+      const name = path + "." + String(key);
+      if ("value" in descriptor) queue.push([name, descriptor.value]);
+      if (descriptor.get) queue.push([name + "<get>", descriptor.get]);
+      if (!descriptor.set) continue;
+      queue.push([name + "<set>", descriptor.set]);
+      setters += 1;
+      if (!descriptor.get) { shared.push(name + " (a setter without a getter)"); continue; }
+      for (const value of [1234567, "probe", {}, () => 7, null]) {
+        const before = read(descriptor.get, owner);
+        try { descriptor.set.call(Object.create(owner), value); } catch {}
+        if (!same(before, read(descriptor.get, owner))) { shared.push(name); break; }
+      }
+    }
+    queue.push([path + ".<prototype>", Object.getPrototypeOf(owner)]);
+  }
+  return { shared, setters };
+}`;
+
+test("no setter a learner can reach writes state its built-in keeps, in the JavaScript runner's realm", () => {
+  const sandbox = createSandbox(engines.quickjs);
+  try {
+    const { vm } = sandbox;
+    const result = vm.unwrapResult(vm.evalCode(`(${SETTER_PROBE})(${ROOTS})`));
+    const { shared, setters } = vm.dump(result);
+    result.dispose();
+    assert.deepEqual(shared, []);
+    // The probe really probed: the prelude's own override setters alone are dozens.
+    assert.ok(setters > 30, `found only ${setters} setters`);
+  } finally {
+    sandbox.stop("test over");
+    sandbox.release();
+  }
+});
+
+test("in the engine, too, no setter a learner can reach writes state its built-in keeps (Error.prepareStackTrace, Error.stackTraceLimit)", async () => {
+  const source = lockProbing(`  const { shared, setters } = (${SETTER_PROBE})(${ROOTS});
+  if (shared.length > 0) throw new Error("setters that write shared state: " + shared.join(", "));
+  if (setters <= 30) throw new Error("the probe found only " + setters + " setters");`);
+  const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
+  assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
+});
+
 /** Statements that would change a built-in prototype: each must throw. */
 const PROTOTYPE_CHANGES = [
   `Object.prototype.toString = () => "x"`,

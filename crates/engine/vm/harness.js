@@ -250,8 +250,9 @@
 
   /** Calls one of the learner's functions, turning a throw into a failure. */
   async function callLearner(process, exports, name, args) {
-    // `name` is the harness's own: one of the exercise's export names.
-    noteJson(process, '{"note":"calling","function":"' + name + '"}');
+    // `name` is the harness's own (one of the exercise's export names), but
+    // quoted all the same: a line of the outbox is never learner-shaped.
+    noteJson(process, '{"note":"calling","function":' + stringify(name) + "}");
     try {
       return await exports[name](...args);
     } catch (error) {
