@@ -25,7 +25,7 @@ options:
   --format F        text (default), json, junit, gradescope, exercism or github
   --out PATH        write the report to PATH instead of standard output
                     (with several submissions: a directory, one report each)
-  --csv FILE        with several submissions: also write a CSV of scores
+  --csv FILE        also write a CSV of scores, one row per submission
   --shard I/N       grade only part I of N of the submissions (split by name, the
                     same on every machine given the same inputs); with --csv,
                     only part 1 writes the header line, so the parts' CSVs
@@ -80,7 +80,7 @@ function wholeNumber(flag, text, minimum) {
 /** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, shard, jobs, wasmTier, timeoutMs }` or throws UsageError. */
 export function parseArgs(argv, env = {}) {
   const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, wasmTier: "auto", timeoutMs: null, help: false, version: false };
-  if (env.LEASELAB_SEED !== undefined && env.LEASELAB_SEED !== "") options.firstSeed = wholeNumber("LEASELAB_SEED", env.LEASELAB_SEED, 0);
+  let seedGiven = false;
   const rest = [...argv];
   while (rest.length > 0) {
     const arg = rest.shift();
@@ -102,6 +102,7 @@ export function parseArgs(argv, env = {}) {
         break;
       case "--seed":
         options.firstSeed = wholeNumber("--seed", value(), 0);
+        seedGiven = true;
         break;
       case "--seeds":
         options.seeds = wholeNumber("--seeds", value(), 1);
@@ -141,6 +142,8 @@ export function parseArgs(argv, env = {}) {
     }
   }
   if (options.help || options.version) return options;
+  // The environment only when the flag is not given: --seed wins, even over a LEASELAB_SEED that is not a seed.
+  if (!seedGiven && env.LEASELAB_SEED !== undefined && env.LEASELAB_SEED !== "") options.firstSeed = wholeNumber("LEASELAB_SEED", env.LEASELAB_SEED, 0);
   if (options.command !== "grade") {
     throw new UsageError(options.command === null ? "no command given" : `unknown command "${options.command}"; the command is grade`);
   }

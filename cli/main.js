@@ -123,10 +123,11 @@ export async function main(argv, { env, stdout, stderr }) {
     }
     // The table and the CSV come whatever else failed: they are how staff see the batch.
     writeStream(stdout, summaryTable(graded));
-    // Only the first shard writes the header, so the shards' CSVs concatenate into the class's.
-    const header = !options.shard || options.shard.index === 1;
-    if (options.csv) await attempt(() => writeOutput(options.csv, scoresCsv(graded, { header })));
   }
+  // A CSV for one submission too: a class's glob may match a single folder.
+  // Only the first shard writes the header, so the shards' CSVs concatenate into the class's.
+  const header = !options.shard || options.shard.index === 1;
+  if (options.csv) await attempt(() => writeOutput(options.csv, scoresCsv(graded, { header })));
   if (refused.length > 0 || unwritten.length > 0) return 2;
   return graded.every(allPassed) ? 0 : 1;
 }

@@ -39,8 +39,31 @@ export function parseShard(text, makeError = (message) => new Error(message)) {
  * in name order.
  */
 export function shardOf(named, { index, count }) {
-  const sorted = [...named].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sorted = [...named].sort((a, b) => byCodePoint(a.name, b.name));
   const start = Math.floor(((index - 1) * sorted.length) / count);
   const end = Math.floor((index * sorted.length) / count);
   return sorted.slice(start, end);
+}
+
+/**
+ * Orders two strings by code point. JavaScript's `<` compares UTF-16 code
+ * units, which puts U+E000–U+FFFF (full-width letters, say) after every
+ * character beyond U+FFFF (emoji), whose units are surrogates (U+D800–U+DFFF);
+ * code-point order is the one other tools (and other languages) agree on.
+ */
+export function byCodePoint(a, b) {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index += 1) {
+    const x = a.charCodeAt(index);
+    const y = b.charCodeAt(index);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** A code unit's place in code-point order: surrogates (the planes beyond U+FFFF) after U+E000–U+FFFF. */
+function codePointRank(unit) {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit;
 }

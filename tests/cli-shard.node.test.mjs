@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseShard, shardOf } from "../cli/shard.js";
+import { byCodePoint, parseShard, shardOf } from "../cli/shard.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLI = join(ROOT, "cli/leaselab.mjs");
@@ -109,4 +109,20 @@ test("shardOf: parts of every class size are contiguous, disjoint, complete and 
       assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1, `${size} in ${count}: ${sizes}`);
     }
   }
+});
+
+test("shards are cut in code-point order, not UTF-16's: a full-width letter (U+FF5A) comes before an emoji (U+1F600)", () => {
+  const names = ["\u{1F600}", "\uFF5A", "z", "\u{1F600}a", "\uFF5Ab", "\uD7FF"];
+  const sorted = [...names].sort(byCodePoint);
+  // The reference order: compare the arrays of code points.
+  const points = (text) => [...text].map((character) => character.codePointAt(0));
+  const reference = [...names].sort((a, b) => {
+    const [x, y] = [points(a), points(b)];
+    for (let index = 0; index < Math.min(x.length, y.length); index += 1) if (x[index] !== y[index]) return x[index] - y[index];
+    return x.length - y.length;
+  });
+  assert.deepEqual(sorted, reference);
+  assert.deepEqual(sorted, ["z", "\uD7FF", "\uFF5A", "\uFF5Ab", "\u{1F600}", "\u{1F600}a"]);
+  const named = names.map((name) => ({ name }));
+  assert.deepEqual(shardOf(named, { index: 1, count: 2 }).map((one) => one.name), ["z", "\uD7FF", "\uFF5A"]);
 });

@@ -149,6 +149,15 @@ test("a batch of submissions uses a worker pool and writes a CSV of scores", asy
   assert.match(rows[2], /,false$/);
 });
 
+test("--csv writes the scores for one submission too (a class's glob may match one folder)", async () => {
+  const csv = join(mkdtempSync(join(tmpdir(), "leaselab-csv-")), "scores.csv");
+  const result = await leaselab(["grade", starters, "--seeds", "5", "--csv", csv]);
+  assert.equal(result.status, 1, result.stderr);
+  const rows = readFileSync(csv, "utf8").trim().split("\n");
+  assert.equal(rows.length, 2, `a header and one row, got ${rows.join(" | ")}`);
+  assert.match(rows[1], /leaselab-starter-/);
+});
+
 test("the seed can be secret (--seed or LEASELAB_SEED) and is reproducible", async () => {
   const lock = join(starters, "lock.js");
   const token = async (args, env) => {
@@ -158,6 +167,11 @@ test("the seed can be secret (--seed or LEASELAB_SEED) and is reproducible", asy
   const seeded = await token(["--seed", "4242"]);
   assert.equal(await token([], { LEASELAB_SEED: "4242" }), seeded);
   assert.notEqual(await token(["--seed", "1"]), seeded);
+  // The flag wins over the environment, even over a LEASELAB_SEED that is not a seed.
+  assert.equal(await token(["--seed", "4242"], { LEASELAB_SEED: "not a seed" }), seeded);
+  const refused = await leaselab(["grade", lock, "--seeds", "5"], { LEASELAB_SEED: "not a seed" });
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /LEASELAB_SEED needs a whole number/);
 });
 
 test("nothing a submission prints or does changes the verdict or the exit status", async () => {

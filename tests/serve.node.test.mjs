@@ -14,6 +14,7 @@ const cases = [
   ["nothing: the defaults", [], {}, defaults],
   ["PORT and HOST from the environment", [], { PORT: "9000", HOST: "0.0.0.0" }, { ...defaults, port: 9000, host: "0.0.0.0" }],
   ["flags win over the environment", ["--port", "9100", "--host", "::1"], { PORT: "9000", HOST: "0.0.0.0" }, { ...defaults, port: 9100, host: "::1" }],
+  ["a flag wins even over a PORT that is not a port", ["--port", "9100"], { PORT: "eighty" }, { ...defaults, port: 9100 }],
   ["--flag=value", ["--port=0", "--root=elsewhere"], {}, { ...defaults, port: 0, root: "elsewhere" }],
   ["an empty PORT is no PORT", [], { PORT: "" }, defaults],
   ["--base, its final slash added", ["--base", "/course/leaselab"], {}, { ...defaults, base: "/course/leaselab/" }],
@@ -47,6 +48,16 @@ test("node web/serve.mjs --help prints its usage and exits 0; a bad option exits
   assert.equal(bad.status, 2);
   assert.equal(bad.stderr.trim().split("\n").length, 1);
   assert.match(bad.stderr, /--port must be a port number/);
+});
+
+test("a --root that is missing or not a folder exits 1 with one line saying what to do, instead of serving 404s", () => {
+  for (const [root, why] of [["/nonexistent-leaselab-root", /there is no such folder/], [SERVE, /it is not a folder/]]) {
+    const result = spawnSync("node", [SERVE, "--root", root, "--port", "0"], { encoding: "utf8", env: { ...process.env, PORT: "" }, timeout: 20_000 });
+    assert.equal(result.status, 1, result.stderr);
+    assert.equal(result.stderr.trim().split("\n").length, 1);
+    assert.match(result.stderr, why);
+    assert.match(result.stderr, /npm start builds and serves it/);
+  }
 });
 
 test("the server listens on the port and address PORT and HOST name", async () => {

@@ -128,8 +128,7 @@ function parsePort(text, where) {
  */
 export function parseServeArgs(argv, env = {}) {
   const options = { root: "web/dist", port: 8080, host: "127.0.0.1", base: "/" };
-  if (env.PORT !== undefined && env.PORT !== "") options.port = parsePort(env.PORT, "the PORT environment variable");
-  if (env.HOST !== undefined && env.HOST !== "") options.host = env.HOST;
+  const given = new Set();
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     if (flag === "--help" || flag === "-h") return { help: true };
@@ -141,11 +140,15 @@ export function parseServeArgs(argv, env = {}) {
     if (!["--root", "--port", "--host", "--base"].includes(name)) throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
     const value = inline ?? argv[++i];
     if (value === undefined || value === "") throw new UsageError(`${name} needs a value`);
+    given.add(name);
     if (name === "--root") options.root = value;
     else if (name === "--base") options.base = parseBase(value, "--base");
     else if (name === "--port") options.port = parsePort(value, "--port");
     else options.host = value;
   }
+  // The environment only where no flag was given: a flag wins, even over a PORT that is not a port.
+  if (!given.has("--port") && env.PORT !== undefined && env.PORT !== "") options.port = parsePort(env.PORT, "the PORT environment variable");
+  if (!given.has("--host") && env.HOST !== undefined && env.HOST !== "") options.host = env.HOST;
   return options;
 }
 
@@ -163,6 +166,12 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     process.exit(0);
   }
   if (options.check) process.exit(0);
+  // A root that is not there would answer every page with a bare 404.
+  const root = await stat(options.root).catch(() => null);
+  if (!root?.isDirectory()) {
+    console.error(`cannot serve ${options.root}: ${root ? "it is not a folder" : "there is no such folder"}; build the lesson first (npm start builds and serves it), or give --root the folder to serve`);
+    process.exit(1);
+  }
   try {
     const { url } = await serveStatic(options);
     console.log(`leaselab is served at ${url} (Ctrl-C stops it)`);
