@@ -231,6 +231,26 @@ export const PRELUDE_SOURCE = `(function prelude(halt, isStopped, memoryFull, co
   // the same Error. tests/sandbox-realm.node.test.mjs holds the setters a
   // learner can reach to those that write only to their receiver.
   for (const key of ["prepareStackTrace", "stackTraceLimit", "captureStackTrace"]) delete Error[key];
+  // The same for methods: QuickJS-ng's newer ones (and one of QuickJS's that
+  // no standard has, Set.groupBy), so that both realms have the same
+  // built-ins, property by property (tests/sandbox-realm.node.test.mjs).
+  // Symbol.dispose and Symbol.asyncDispose cannot be deleted (well-known
+  // symbols are not configurable); the methods keyed by them go.
+  const drop = (owner, keys) => {
+    for (const key of keys) if (key !== undefined && apply(hasOwn, owner, [key])) delete owner[key];
+  };
+  const iteratorPrototype = getPrototypeOf(getPrototypeOf([][Symbol.iterator]()));
+  // An async generator object, its function's prototype, %AsyncGeneratorPrototype%, then %AsyncIteratorPrototype%.
+  const asyncIteratorPrototype = getPrototypeOf(getPrototypeOf(getPrototypeOf((async function* () {})())));
+  drop(Array, ["fromAsync"]);
+  drop(Set, ["groupBy"]);
+  drop(JSON, ["rawJSON", "isRawJSON"]);
+  drop(Uint8Array, ["fromBase64", "fromHex"]);
+  drop(Uint8Array.prototype, ["toBase64", "toHex", "setFromBase64", "setFromHex"]);
+  drop(ArrayBuffer.prototype, ["immutable", "sliceToImmutable", "transferToImmutable"]);
+  if (typeof Iterator === "function") drop(Iterator, ["zip", "zipKeyed"]);
+  drop(iteratorPrototype, ["chunks", "windows", "includes", "join", Symbol.dispose]);
+  drop(asyncIteratorPrototype, [Symbol.asyncDispose]);
 
   // ---- the override mistake ---------------------------------------------
   const tame = (proto, keys) => {

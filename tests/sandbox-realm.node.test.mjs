@@ -189,6 +189,67 @@ test("the engine's realm has exactly the global names of the JavaScript runner's
   assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
 });
 
+// Every property a learner can reach, by the first path (breadth first,
+// keys sorted) that reaches it: "globalThis.Array.fromAsync",
+// "globalThis.Map.prototype.size<get>". Two realms with the same list have
+// the same built-ins, property by property.
+const SHAPE = `(roots) => {
+  const paths = [];
+  const seen = new Set();
+  const queue = roots.map(([path, value]) => [path, value]);
+  const order = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+  while (queue.length > 0) {
+    const [path, value] = queue.shift();
+    if ((typeof value !== "object" && typeof value !== "function") || value === null || seen.has(value)) continue;
+    seen.add(value);
+    for (const key of Reflect.ownKeys(value).sort(order)) {
+      const descriptor = Object.getOwnPropertyDescriptor(value, key);
+      const name = path + "." + String(key);
+      if ("value" in descriptor) {
+        paths.push(name);
+        queue.push([name, descriptor.value]);
+      } else {
+        paths.push(name + (descriptor.get ? "<get>" : "") + (descriptor.set ? "<set>" : ""));
+      }
+    }
+    queue.push([path + ".<prototype>", Object.getPrototypeOf(value)]);
+  }
+  return paths;
+}`;
+
+/** Where the two realms may differ, and why. */
+const SHAPE_DIFFERENCES_ALLOWED = [
+  // Well-known symbols are not configurable, so the prelude cannot delete QuickJS-ng's; the methods keyed by them it does.
+  "globalThis.Symbol.asyncDispose",
+  "globalThis.Symbol.dispose",
+  // QuickJS-ng keeps an error's stack behind an accessor on Error.prototype, QuickJS as each error's own property: either way error.stack reads the same.
+  "globalThis.Error.prototype.stack<get><set>",
+];
+
+test("the engine's realm has the JavaScript runner's (lab mode's) built-ins, property by property, so code runs alike in both", async () => {
+  const sandbox = createSandbox(engines.quickjs);
+  let expected;
+  try {
+    const { vm } = sandbox;
+    const result = vm.unwrapResult(vm.evalCode(`(${SHAPE})(${ROOTS})`));
+    expected = vm.dump(result);
+    result.dispose();
+  } finally {
+    sandbox.stop("test over");
+    sandbox.release();
+  }
+  assert.ok(expected.length > 1000 && expected.includes("globalThis.Map.prototype.size<get>"), `the runner's realm has only ${expected.length} properties`);
+  const source = lockProbing(`  const expected = new Set(${JSON.stringify(expected)});
+  const allowed = new Set(${JSON.stringify(SHAPE_DIFFERENCES_ALLOWED)});
+  const actual = (${SHAPE})(${ROOTS});
+  const present = new Set(actual);
+  const extra = actual.filter((path) => !expected.has(path) && !allowed.has(path));
+  const missing = [...expected].filter((path) => !present.has(path) && !allowed.has(path));
+  if (extra.length > 0 || missing.length > 0) throw new Error("the engine's built-ins: extra " + extra.join(" ") + "; missing " + missing.join(" "));`);
+  const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
+  assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
+});
+
 test("in the engine, too, a built-in prototype itself cannot be changed", async () => {
   const source = lockProbing(PROTOTYPE_CHANGES.map((attempt) => `  try { ${attempt}; throw new Error(${JSON.stringify(`changed: ${attempt}`)}); } catch (error) { if (String(error.message).startsWith("changed: ")) throw error; }`).join("\n"));
   const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
