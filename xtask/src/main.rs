@@ -31,7 +31,7 @@ tasks:
   test             run every test: Rust, wasm (Node and Chromium), node and browser end-to-end
   bench            print figures: page and wasm sizes, grader speed (Rust, Node, Chromium)
   check            check the lesson's content (every error, with file:line:col), and that
-                   every exercise's solution passes and its starter fails
+                   every exercise's solution passes and its starter runs and fails
 ";
 
 fn main() -> ExitCode {

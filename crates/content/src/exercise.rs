@@ -49,22 +49,74 @@ fn is_identifier(name: &str) -> bool {
     first_ok && characters.all(|character| character.is_ascii_alphanumeric() || character == '_' || character == '$')
 }
 
-/// True if `source` has a line declaring `name` as `export function`,
-/// `export async function` or `export const`.
+/// True if `source` exports `name` in one of the ways the grader accepts
+/// and authors write: a line that declares it (`export function`, `export
+/// async function`, `export const`, `export let`, `export var`), or an
+/// export list (`export { lock, release as unlock };`, over several lines if
+/// need be). A line counts only when it starts with `export`, so a comment
+/// that mentions an export does not; that is as far as reading JavaScript
+/// goes here, the grader's preflight has the last word.
 pub fn declares_export(source: &str, name: &str) -> bool {
-    source.lines().any(|line| {
-        let words: Vec<&str> = line
+    let mut line_start = 0;
+    for line in source.split_inclusive('\n') {
+        let statement = &source[line_start..];
+        line_start += line.len();
+        let Some(after_export) = line.trim_start().strip_prefix("export") else {
+            continue;
+        };
+        let words: Vec<&str> = after_export
             .split(|character: char| !(character.is_ascii_alphanumeric() || character == '_' || character == '$'))
             .filter(|word| !word.is_empty())
             .collect();
-        matches!(
+        let declared = matches!(
             words.as_slice(),
-            ["export", "function", declared, ..]
-                | ["export", "async", "function", declared, ..]
-                | ["export", "const", declared, ..]
+            ["function", declared, ..]
+                | ["async", "function", declared, ..]
+                | ["const" | "let" | "var", declared, ..]
                 if *declared == name
-        ) && line.trim_start().starts_with("export")
-    })
+        );
+        let starts_word = !after_export
+            .starts_with(|character: char| character.is_ascii_alphanumeric() || character == '_' || character == '$');
+        if starts_word && (declared || export_list_names(statement).iter().any(|exported| exported == name)) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The names an export list exports, if `statement` starts with one
+/// (`export { a, b as c }`: `a` and `c`), reading up to its `}` across lines
+/// and skipping comments inside it.
+fn export_list_names(statement: &str) -> Vec<String> {
+    let Some(list) =
+        statement.trim_start().strip_prefix("export").map(str::trim_start).and_then(|rest| rest.strip_prefix('{'))
+    else {
+        return Vec::new();
+    };
+    let Some(end) = list.find('}') else {
+        return Vec::new();
+    };
+    let mut text = String::new();
+    for line in list[..end].lines() {
+        text.push_str(line.split("//").next().unwrap_or_default());
+        text.push(' ');
+    }
+    while let Some(open) = text.find("/*") {
+        let close = text[open..].find("*/").map_or(text.len(), |close| open + close + 2);
+        text.replace_range(open..close, " ");
+    }
+    text.split(',')
+        .filter_map(|item| {
+            let words: Vec<&str> = item.split_whitespace().collect();
+            // `local`, or `local as exported`, where `exported` may be a string (`as "unlock"`).
+            let exported = match words.as_slice() {
+                [local] => local,
+                [_, "as", exported] => exported,
+                _ => return None,
+            };
+            Some(exported.trim_matches(|quote| quote == '"' || quote == '\'').to_string())
+        })
+        .collect()
 }
 
 /// Loads and checks the exercise `name`, embedded at `referenced_at`.
@@ -212,7 +264,7 @@ fn check_against_registry(
                 exercise.name,
                 grader::registry::names().join(", ")
             ),
-            "name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, \"Add an exercise\")",
+            "name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, \"Adding an exercise\")",
         );
         return;
     };
@@ -246,7 +298,7 @@ fn check_exports(source: &SourceFile, exports: &[SpannedText], diagnostics: &mut
                 "missing-export",
                 Location::file_start(&source.display_path),
                 format!("the file does not export `{name}`, which exercise.toml lists"),
-                format!("declare it as `export function {name}(...)`, `export async function {name}(...)` or `export const {name} = ...`"),
+                format!("declare it as `export function {name}(...)`, `export async function {name}(...)` or `export const {name} = ...`, or list it in `export {{ {name} }}`"),
             );
         }
     }
@@ -266,9 +318,33 @@ mod tests {
             ("export function lockAll() {}", false),
             ("function lock() {}", false),
             ("// call lock() then export", false),
-            ("export { lock };", false),
+            ("export { lock };", true),
+            ("export let lock = async () => {};", true),
+            ("export function* lock() {}", true),
+            ("exports.lock = lock;", false),
+            ("exported { lock };", false),
         ] {
             assert_eq!(declares_export(source, "lock"), expected, "{source}");
+        }
+    }
+
+    /// Export lists, which the grader accepts as well as declarations.
+    #[test]
+    fn recognises_export_lists() {
+        for (source, expected) in [
+            ("async function unlock() {}\nexport { unlock };", true),
+            ("function a() {}\nexport { a as unlock };", true),
+            ("export {tryLock,lock,unlock}", true),
+            ("export {\n  tryLock,\n  // the one learners write\n  unlock,\n};\n", true),
+            ("export {\n  release as unlock, /* renamed */\n  lock\n}", true),
+            ("export { release as \"unlock\" };", true),
+            ("export { unlock as release };", false),
+            ("export { unlocked };", false),
+            ("// export { unlock };", false),
+            ("const text = \"export { unlock }\";", false),
+            ("export {\n  lock\n};\nconst unlock = 1;", false),
+        ] {
+            assert_eq!(declares_export(source, "unlock"), expected, "{source}");
         }
     }
 

@@ -231,6 +231,12 @@ impl Loader<'_> {
     /// A quiz, diagram, exercise or section file that nothing uses is almost
     /// always a forgotten directive or a typo in a path.
     fn check_unused_files(&mut self, manifest: &Manifest) {
+        // Only when `sections` was read: when lesson.toml is missing, does not
+        // parse or lists no readable section, no section was loaded, so every
+        // file would look unused and bury the one error that matters.
+        if manifest.sections.is_empty() {
+            return;
+        }
         let embedded =
             |kind: DirectiveKind, argument: &str| self.first_embeds.contains_key(&(kind, argument.to_string()));
         let mut unused: Vec<(String, String)> = Vec::new();
@@ -252,13 +258,10 @@ impl Loader<'_> {
                 unused.push((format!("{name}/exercise.toml"), fix));
             }
         }
-        // Only when `sections` was read: otherwise every section would look unused.
-        if !manifest.sections.is_empty() {
-            let listed: BTreeSet<&str> = manifest.sections.iter().map(|(path, _)| path.as_str()).collect();
-            for path in self.files.list("", ".md") {
-                if path != "README.md" && !listed.contains(path.as_str()) {
-                    unused.push((path, "add it to `sections` in lesson.toml, or delete it".to_string()));
-                }
+        let listed: BTreeSet<&str> = manifest.sections.iter().map(|(path, _)| path.as_str()).collect();
+        for path in self.files.list("", ".md") {
+            if path != "README.md" && !listed.contains(path.as_str()) {
+                unused.push((path, "add it to `sections` in lesson.toml, or delete it".to_string()));
             }
         }
         for (path, fix) in unused {

@@ -65,6 +65,19 @@ fn toml_syntax_errors() {
     );
 }
 
+/// With no sections read, every quiz, diagram and exercise would look
+/// unused: only the syntax error is reported.
+#[test]
+fn lesson_toml_syntax_error_alone() {
+    check(
+        "lesson-toml-syntax",
+        expect![[r#"
+        lesson-toml-syntax/lesson.toml:3:27: error: invalid TOML: missing comma between array elements, expected `,`; fix the syntax here (strings need double quotes, arrays need commas and a closing `]`, a key may appear once per table)
+        checked 0 sections, 0 quizzes, 0 exercises: 1 error
+    "#]],
+    );
+}
+
 #[test]
 fn section_errors() {
     check(
@@ -111,9 +124,9 @@ fn embed_errors() {
         expect![[r#"
             embeds/02-b.md:3:1: error: the quiz `quizzes/q.toml` is already embedded at embeds/01-a.md:3:1; embed each quiz and exercise once
             embeds/02-b.md:5:1: error: the exercise `counter` is already embedded at embeds/01-a.md:5:1; embed each quiz and exercise once
-            embeds/counter/exercise.toml:1:1: error: the grader has no exercise named `counter` (it grades cas, lock, lease, fencing, election); name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, "Add an exercise")
+            embeds/counter/exercise.toml:1:1: error: the grader has no exercise named `counter` (it grades cas, lock, lease, fencing, election); name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, "Adding an exercise")
             embeds/diagrams/not-svg.svg:1:1: error: the diagram has no `<svg>` element; export the diagram as SVG
-            embeds/diagrams/scripted.svg:3:3: error: the diagram contains a `<script>`, which would run inside the lesson page; remove the script; diagrams must be static
+            embeds/diagrams/scripted.svg:3:3: error: the diagram contains a `<SCRIPT>`, which would run inside the lesson page; remove the script; diagrams must be static
             embeds/diagrams/untitled.svg:1:1: error: the diagram has no `<title>`, so screen readers cannot name it; add `<title>What the diagram shows</title>` as the first child of `<svg>` (and a `<desc>` for the details)
             embeds/diagrams/unused.svg:1:1: error: nothing in the lesson uses this file; embed it in a section with `{{#diagram diagrams/unused.svg}}`, or delete it
             embeds/orphan/exercise.toml:1:1: error: nothing in the lesson uses this file; embed it in a section with `{{#exercise orphan}}`, or delete the folder
@@ -229,7 +242,7 @@ fn exercise_errors() {
             exercise-errors/empty/exercise.toml:1:1: error: `exercise-errors/empty/README.md` does not exist; add `empty/README.md`: the instructions and hints
             exercise-errors/empty/exercise.toml:1:1: error: `exercise-errors/empty/solution.js` does not exist; add `empty/solution.js`: a reference solution that passes the grader
             exercise-errors/empty/exercise.toml:1:1: error: `exercise-errors/empty/starter.js` does not exist; add `empty/starter.js`: the code the learner starts from
-            exercise-errors/empty/exercise.toml:1:1: error: the grader has no exercise named `empty` (it grades cas, lock, lease, fencing, election); name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, "Add an exercise")
+            exercise-errors/empty/exercise.toml:1:1: error: the grader has no exercise named `empty` (it grades cas, lock, lease, fencing, election); name the folder after a registered exercise, or register a new one in crates/grader (see AUTHORING.md, "Adding an exercise")
             exercise-errors/empty/exercise.toml:3:11: error: `exports` in exercise.toml is empty; list the functions the learner's module exports, e.g. `exports = ["tryLock", "unlock"]`
             exercise-errors/lease/README.md:9:1: error: text between `## Hints` and the first `### Hint 1` belongs to no hint and would not be shown; move it above `## Hints`, or into a hint
             exercise-errors/lease/README.md:11:1: error: hint 1 has no text; write the hint below its heading, or remove the heading
@@ -238,8 +251,8 @@ fn exercise_errors() {
             exercise-errors/lease/exercise.toml:1:9: error: `title` in exercise.toml is empty; write the exercise's title
             exercise-errors/lease/exercise.toml:3:32: error: the export "2bad" is not a JavaScript name; use the function's name, such as "tryLock"
             exercise-errors/lease/exercise.toml:3:40: error: the export `lead` is listed twice; list each export once
-            exercise-errors/lease/solution.js:1:1: error: the file does not export `lead`, which exercise.toml lists; declare it as `export function lead(...)`, `export async function lead(...)` or `export const lead = ...`
-            exercise-errors/lease/starter.js:1:1: error: the file does not export `lead`, which exercise.toml lists; declare it as `export function lead(...)`, `export async function lead(...)` or `export const lead = ...`
+            exercise-errors/lease/solution.js:1:1: error: the file does not export `lead`, which exercise.toml lists; declare it as `export function lead(...)`, `export async function lead(...)` or `export const lead = ...`, or list it in `export { lead }`
+            exercise-errors/lease/starter.js:1:1: error: the file does not export `lead`, which exercise.toml lists; declare it as `export function lead(...)`, `export async function lead(...)` or `export const lead = ...`, or list it in `export { lead }`
             exercise-errors/lock/README.md:4:1: error: the README has no `## Hints` section; end it with `## Hints`, then `### Hint 1`, `### Hint 2`, ... each followed by its text
             exercise-errors/lock/README.md:4:1: error: the README has no `## What the tests check` section, so learners cannot see the 12 rules the grader checks; add `## What the tests check` before `## Hints`, with one item ``- `id`: statement`` per rule of the lock exercise's table (crates/grader/src/lock/rules.rs)
             exercise-errors/lock/exercise.toml:1:1: error: `exercise-errors/lock/starter.js` does not exist; add `lock/starter.js`: the code the learner starts from
