@@ -141,12 +141,15 @@ function harnessMain(exercise, fileName, storeKey, tools) {
   const refuse = (problem) => Promise.reject(new TypeError(problem));
 
   /**
-   * The longest text a call may carry into the simulation. The store's own
-   * limits are far lower (and it refuses with its own message); this only
-   * keeps a huge string from being copied into traces and reports, or
-   * scanned at the learner's expense.
+   * The longest text a call may carry into the simulation: the store's
+   * largest limit, a value's 4,096 bytes (kv::Limits::value_bytes_max; a
+   * test in crates/engine holds the two equal). A longer text can never be
+   * a key or value the store takes (UTF-8 needs a byte at least for every
+   * UTF-16 unit), so it is refused here, before it is copied into the run's
+   * trace: 64 KiB texts, a few thousand calls of them, filled the
+   * simulation's memory and the reports.
    */
-  const TEXT_CHARS_MAX = 65536;
+  const TEXT_CHARS_MAX = 4096;
 
   /** null if `value` is text a call can carry; else why not. */
   function textProblem(method, name, value) {

@@ -34,11 +34,17 @@ export function splitGrading(options, parts) {
 /**
  * The report of the whole grading from the parts' reports (in part order),
  * as `gradeSource` gives them. A submission that could not be run (its
- * `problems`) gets the same report from every part: the first is it.
+ * `problems`) gets the same report from every part, almost always: its
+ * top-level code runs in each part, under a real-time backstop, so code
+ * that takes about that long inside built-ins can run in one part and not
+ * in another. Then the first part's problems are the report (a report with
+ * problems has no tests to merge).
  */
 export function mergeGrading(reports) {
   const [first] = reports;
-  if (reports.length === 1 || first.problems.length > 0) return first;
+  if (reports.length === 1) return first;
+  const withProblems = reports.find((report) => report.problems.length > 0);
+  if (withProblems) return withProblems;
   const parts = reports.length;
   const scenarioCounts = reports.map((report) => report.tests.length - 1);
   const scenarios = scenarioCounts.reduce((sum, count) => sum + count, 0);

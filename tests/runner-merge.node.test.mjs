@@ -84,6 +84,14 @@ for (const { exercise, name, source, options = { seeds: 60, firstSeed: 7 }, fail
   });
 }
 
+test("parts that disagree about whether the file could run merge into the first part's problems, never a crash", () => {
+  const ran = { exercise: "lock", graderVersion: "v", score: 2, maxScore: 2, tests: [{ name: "a", status: "passed", score: 1, maxScore: 1, message: "", runs: 1 }, { name: "random schedules", status: "passed", score: 1, maxScore: 1, message: "", runs: 5 }], problems: [] };
+  const stopped = { exercise: "lock", graderVersion: "v", score: 0, maxScore: 2, tests: [], problems: ["lock.js: its top-level code ran for more than 5 s of real time"] };
+  assert.deepEqual(mergeGrading([ran, stopped]), stopped);
+  assert.deepEqual(mergeGrading([stopped, ran]), stopped);
+  assert.deepEqual(mergeGrading([ran, ran]).problems, []);
+});
+
 test("the seeds are split into contiguous ranges that cover the budget once", () => {
   assert.deepEqual(
     splitGrading({ seeds: 200 }, 3).map(({ firstSeed, seeds, scenarioPart }) => [firstSeed, seeds, scenarioPart]),

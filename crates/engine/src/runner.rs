@@ -343,3 +343,17 @@ fn run_cas_once(ready: &mut Ready, ops: &str, source: &str, file: &str) -> Strin
         Err(_) => failed_recording(&format!("{file} {stopped}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The harness refuses a text the store could never take before it is
+    /// recorded (runner/harness.js, TEXT_CHARS_MAX): its bound must be the
+    /// store's largest, or a text the store takes would be refused.
+    #[test]
+    fn the_harness_refuses_exactly_the_texts_longer_than_the_store_takes() {
+        let limits = kv::Limits::default();
+        let largest = limits.value_bytes_max.max(limits.key_bytes_max);
+        let line = format!("const TEXT_CHARS_MAX = {largest};");
+        assert!(super::HARNESS.contains(&line), "crates/engine/vm/harness.js must say `{line}`");
+    }
+}

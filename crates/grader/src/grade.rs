@@ -86,7 +86,7 @@ pub const RUN_STOPPED: &str = "run-stopped";
 /// so if no rule explains the stop, the run fails anyway: a stop can never
 /// pass silently, whoever it was blamed on.
 pub fn verdict<E: Exercise>(exercise: &E, case: &Case<E::Workload>, execution: &Execution) -> Option<Violation> {
-    exercise.check(case, execution).or_else(|| {
+    let found = exercise.check(case, execution).or_else(|| {
         (execution.ending == Ending::Stopped).then(|| {
             let last = execution.trace.last();
             Violation::new(
@@ -97,6 +97,11 @@ pub fn verdict<E: Exercise>(exercise: &E, case: &Case<E::Workload>, execution: &
                 last.and_then(|event| event.process),
             )
         })
+    });
+    // A message may quote the learner's values: bounded here, where grading and replays both get it.
+    found.map(|violation| Violation {
+        message: crate::shown::cut(&violation.message, crate::shown::MESSAGE_CHARS_MAX),
+        ..violation
     })
 }
 
@@ -364,7 +369,8 @@ pub fn minimize<E: Exercise>(
     Counterexample {
         replay_token: replay_token(exercise, &shrunk.case),
         processes: shrunk.case.plan.processes,
-        trace: execution.trace,
+        // The learner's texts in it, shown bounded (crate::shown); the words were made from the whole trace, as a replay's are.
+        trace: crate::shown::shown_trace(&execution.trace),
         words,
         ending: execution.ending,
         violation,

@@ -17,6 +17,7 @@ pub mod lock;
 pub mod registry;
 pub mod report;
 pub mod rules;
+pub mod shown;
 pub mod timeline;
 pub mod waiting;
 

@@ -47,6 +47,7 @@ pub fn event_words(trace: &[TraceEvent]) -> Vec<EventWords> {
     let described = |requests: &HashMap<CallId, Call>, call: &CallId| {
         requests.get(call).map_or_else(|| "a call".to_string(), Call::describe)
     };
+    let mut budget = crate::shown::WordsBudget::new();
     trace
         .iter()
         .map(|event| {
@@ -83,7 +84,8 @@ pub fn event_words(trace: &[TraceEvent]) -> Vec<EventWords> {
                 Happening::Finish => "is done".into(),
                 Happening::Note { note } => describe_note(note),
             };
-            EventWords { text, call: call_text }
+            // Bounded: a call's words quote the learner's key and value (crate::shown).
+            EventWords { text: budget.show(&text), call: call_text.map(|call| budget.show(&call)) }
         })
         .collect()
 }

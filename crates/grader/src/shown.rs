@@ -1,0 +1,144 @@
+//! How much learner text a report shows. A submission chooses the keys,
+//! values and messages its runs record, and a failing test's counterexample
+//! repeats them in its trace, in its words and in the violation. Without a
+//! bound, a 0.6 KB file that sends a 64 KiB key a few dozen times made a
+//! report of hundreds of megabytes, which took down the grading thread's
+//! process (and with it a class's batch). Reports show a prefix of each
+//! text and say how long it was; the run itself (and so the verdict, the
+//! replay and its token) is unchanged.
+
+use serde_json::Value;
+
+/// The most characters one string of a counterexample's trace shows: more
+/// than any key the store takes (256 bytes).
+pub const TRACE_TEXT_CHARS_MAX: usize = 300;
+
+/// The most characters one sentence of a timeline shows: an event's words
+/// name at most a call and its answer.
+pub const WORDS_CHARS_MAX: usize = 600;
+
+/// The most characters of a violation's message (and so a test's message).
+pub const MESSAGE_CHARS_MAX: usize = 1_000;
+
+/// How much text a counterexample's trace, and its words, show in all at
+/// the limits above; past it, each string and sentence is cut shorter (the
+/// `_PAST_BUDGET` limits), so a run of thousands of calls, each with a long
+/// key, costs what one of short keys does: a few hundred bytes an event.
+pub const TRACE_TEXT_BUDGET_CHARS: usize = 16 * 1024;
+pub const TRACE_TEXT_CHARS_PAST_BUDGET: usize = 24;
+pub const WORDS_BUDGET_CHARS: usize = 32 * 1024;
+pub const WORDS_CHARS_PAST_BUDGET: usize = 160;
+
+/// A counterexample's trace as a report shows it: every string cut to
+/// TRACE_TEXT_CHARS_MAX characters, or shorter once the trace has shown
+/// TRACE_TEXT_BUDGET_CHARS of them.
+pub fn shown_trace(trace: &[sim::TraceEvent]) -> Vec<sim::TraceEvent> {
+    let mut shown = 0;
+    trace
+        .iter()
+        .map(|event| {
+            let max = if shown < TRACE_TEXT_BUDGET_CHARS { TRACE_TEXT_CHARS_MAX } else { TRACE_TEXT_CHARS_PAST_BUDGET };
+            let mut tree = serde_json::to_value(event).expect("a trace event serializes");
+            shown += cut_tree(&mut tree, max);
+            serde_json::from_value(tree).expect("a trace event with cut strings reads back")
+        })
+        .collect()
+}
+
+/// Sentences as a timeline shows them: each cut to WORDS_CHARS_MAX
+/// characters, or shorter once WORDS_BUDGET_CHARS have been shown.
+pub struct WordsBudget {
+    shown: usize,
+}
+
+impl WordsBudget {
+    pub fn new() -> Self {
+        WordsBudget { shown: 0 }
+    }
+
+    /// `text` as shown, counted against the budget.
+    pub fn show(&mut self, text: &str) -> String {
+        let max = if self.shown < WORDS_BUDGET_CHARS { WORDS_CHARS_MAX } else { WORDS_CHARS_PAST_BUDGET };
+        let shown = cut(text, max);
+        self.shown += shown.len();
+        shown
+    }
+}
+
+impl Default for WordsBudget {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `text`, or its first `max` characters and how long it was.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}… (cut: {} characters in all)", &text[..end], text.chars().count()),
+    }
+}
+
+/// Cuts the strings of `tree` in place; returns the bytes of string it kept.
+fn cut_tree(tree: &mut Value, max: usize) -> usize {
+    match tree {
+        Value::String(text) => {
+            if text.chars().nth(max).is_some() {
+                *text = cut(text, max);
+            }
+            text.len()
+        }
+        Value::Array(items) => items.iter_mut().map(|item| cut_tree(item, max)).sum(),
+        Value::Object(fields) => fields.values_mut().map(|item| cut_tree(item, max)).sum(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_text_is_left_alone_and_long_text_says_how_long_it_was() {
+        assert_eq!(cut("locks/a", 300), "locks/a");
+        assert_eq!(cut(&"k".repeat(300), 300), "k".repeat(300));
+        assert_eq!(cut(&"k".repeat(301), 300), format!("{}… (cut: 301 characters in all)", "k".repeat(300)));
+        // Characters, not bytes: a cut never splits one.
+        assert_eq!(cut("ééé", 2), "éé… (cut: 3 characters in all)");
+    }
+
+    #[test]
+    fn a_trace_shows_every_string_cut_and_past_its_budget_shorter() {
+        let key = "k".repeat(4_096);
+        let event = |at_ms| sim::TraceEvent {
+            at_ms,
+            process: Some(0),
+            local_ms: Some(at_ms),
+            happening: sim::Happening::Expire { key: key.clone(), revision: 3 },
+        };
+        let trace: Vec<_> = (0..1_000).map(event).collect();
+        let shown = shown_trace(&trace);
+        let key_of = |event: &sim::TraceEvent| match &event.happening {
+            sim::Happening::Expire { key, revision: 3 } => key.clone(),
+            other => panic!("the event changed: {other:?}"),
+        };
+        assert_eq!(key_of(&shown[0]), cut(&key, TRACE_TEXT_CHARS_MAX));
+        assert_eq!(key_of(&shown[999]), cut(&key, TRACE_TEXT_CHARS_PAST_BUDGET));
+        assert!(shown.iter().zip(&trace).all(|(shown, event)| shown.at_ms == event.at_ms));
+        // The budget, then about what short keys would cost: bounded however long the learner's keys were.
+        let bytes = serde_json::to_string(&shown).unwrap().len();
+        assert!(bytes < TRACE_TEXT_BUDGET_CHARS * 2 + 150 * 1_000, "{bytes} bytes for 1,000 events");
+        assert!(bytes * 10 < serde_json::to_string(&trace).unwrap().len());
+    }
+
+    #[test]
+    fn words_past_their_budget_are_cut_shorter() {
+        let mut budget = WordsBudget::new();
+        let sentence = format!("calls get(\"{}\")", "k".repeat(4_000));
+        let first = budget.show(&sentence);
+        assert_eq!(first, cut(&sentence, WORDS_CHARS_MAX));
+        let later: Vec<String> = (0..1_000).map(|_| budget.show(&sentence)).collect();
+        assert_eq!(later.last().unwrap(), &cut(&sentence, WORDS_CHARS_PAST_BUDGET));
+        assert_eq!(budget.show("p1 is done"), "p1 is done");
+    }
+}
