@@ -100,7 +100,7 @@ pub fn verdict<E: Exercise>(exercise: &E, case: &Case<E::Workload>, execution: &
     });
     // A message may quote the learner's values: bounded here, where grading and replays both get it.
     found.map(|violation| Violation {
-        message: crate::shown::cut(&violation.message, crate::shown::MESSAGE_CHARS_MAX),
+        message: crate::shown::cut_middle(&violation.message, crate::shown::MESSAGE_CHARS_MAX),
         ..violation
     })
 }

@@ -17,8 +17,11 @@ pub const TRACE_TEXT_CHARS_MAX: usize = 300;
 /// name at most a call and its answer.
 pub const WORDS_CHARS_MAX: usize = 600;
 
-/// The most characters of a violation's message (and so a test's message).
-pub const MESSAGE_CHARS_MAX: usize = 1_000;
+/// The most characters of a violation's message (and so a test's message):
+/// room for a few keys the store takes (256 bytes each) and the sentence
+/// around them. A longer one loses its middle (`cut_middle`), since its end
+/// says what the rule is.
+pub const MESSAGE_CHARS_MAX: usize = 2_000;
 
 /// How much text a counterexample's trace, and its words, show in all at
 /// the limits above; past it, each string and sentence is cut shorter (the
@@ -71,6 +74,17 @@ impl Default for WordsBudget {
     }
 }
 
+/// `text`, or its first and last `max / 2` characters and how many were left out between.
+pub fn cut_middle(text: &str, max: usize) -> String {
+    let length = text.chars().count();
+    if length <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max / 2).collect();
+    let tail: String = text.chars().skip(length - max / 2).collect();
+    format!("{head} … ({} characters cut) … {tail}", length - 2 * (max / 2))
+}
+
 /// `text`, or its first `max` characters and how long it was.
 pub fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
@@ -105,6 +119,18 @@ mod tests {
         assert_eq!(cut(&"k".repeat(301), 300), format!("{}… (cut: 301 characters in all)", "k".repeat(300)));
         // Characters, not bytes: a cut never splits one.
         assert_eq!(cut("ééé", 2), "éé… (cut: 3 characters in all)");
+    }
+
+    #[test]
+    fn a_long_message_keeps_its_beginning_and_its_end() {
+        assert_eq!(cut_middle("short", 10), "short");
+        let message = format!("get(\"{}\") returned a record: every key is its own", "k".repeat(3_000));
+        let shown = cut_middle(&message, MESSAGE_CHARS_MAX);
+        assert!(shown.starts_with("get(\"kkk"));
+        assert!(shown.ends_with("kkk\") returned a record: every key is its own"));
+        let marker = format!(" … ({} characters cut) … ", message.chars().count() - MESSAGE_CHARS_MAX);
+        assert!(shown.contains(&marker), "{shown}");
+        assert_eq!(shown.chars().count(), MESSAGE_CHARS_MAX + marker.chars().count());
     }
 
     #[test]
