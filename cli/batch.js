@@ -18,8 +18,11 @@ import { mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
 /**
  * `[{ name, results: [{ exercise, path, report }] }]`, one per submission,
  * graded as `plan` says (grading-plan.js: which files, in how many parts, on
- * how many threads). `options`: `{ firstSeed, seeds, deadlineMs }` (the deadline defaults to
- * gradingDeadlineMs(seeds)). As grading goes: `onTest(s, f, test)` when file
+ * how many threads). `options`: `{ firstSeed, seeds, deadlineMs,
+ * scoresOnly }` (the deadline defaults to gradingDeadlineMs(seeds);
+ * `scoresOnly`: each report is kept without its tests' counterexamples and
+ * timelines once its file is final, for a batch that shows only scores, so
+ * the memory a class holds does not grow with how much its failures say). As grading goes: `onTest(s, f, test)` when file
  * `f` of submission `s` finished a test (in the report's order), `onFile(s,
  * f, report)` when that file's report is final (a refused file's as soon as
  * the grader is up), `onDone(graded)` as each submission completes. Rejects
@@ -59,9 +62,12 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
     })),
   });
   /** A file's report is final, once: a part that finishes after another part of its file failed is dropped. */
-  const settle = ({ s, f }, report) => {
+  const settle = (file, report) => {
+    const { s, f } = file;
     if (reports[s][f] !== null) return;
-    reports[s][f] = report;
+    // The parts' reports are not needed once the file's is known; the queue still holds the file.
+    file.partReports = null;
+    reports[s][f] = options.scoresOnly ? withoutStories(report) : report;
     onFile?.(s, f, report);
     unfinished[s] -= 1;
     if (unfinished[s] === 0) onDone?.(graded(s));
@@ -114,8 +120,11 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
         const outcome = await thread.grade(file.file, request, deadlineMs, handOver(file, part));
         file.grading.delete(thread);
         if (outcome.report) {
-          file.partReports[part] = outcome.report;
-          if (file.partReports.every((report) => report !== null)) settle(file, mergeGrading(file.partReports));
+          // A part that finishes after its file was settled (another part failed) is dropped.
+          if (file.partReports !== null) {
+            file.partReports[part] = outcome.report;
+            if (file.partReports.every((report) => report !== null)) settle(file, mergeGrading(file.partReports));
+          }
         } else {
           settle(file, errorReport(file.file.exercise, thread.maxScores[file.file.exercise], outcome.problem));
           // The file's verdict is known: its other parts would only be dropped.
@@ -140,6 +149,11 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
     if (submission.files.every((file) => file.refused)) onDone?.(graded(s));
   });
   return submissions.map((_, s) => graded(s));
+}
+
+/** A report with only what a table of scores needs: each test's name, verdict, score and message. */
+function withoutStories(report) {
+  return { ...report, tests: report.tests.map(({ counterexample, timeline, ...test }) => test) };
 }
 
 /** Calls `emit(item)` for the items given at positions 0, 1, 2, … in that order, whatever order they are given in. */

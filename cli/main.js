@@ -87,7 +87,8 @@ export async function main(argv, { env, stdout, stderr }) {
     graded = await gradeInParallel(
       submissions,
       plan,
-      { firstSeed: options.firstSeed, seeds: options.seeds, deadlineMs: options.timeoutMs },
+      // A batch without --out shows only its table and CSV: it need not keep what each failure says.
+      { firstSeed: options.firstSeed, seeds: options.seeds, deadlineMs: options.timeoutMs, scoresOnly: batch && !options.out },
       batch ? { onDone: (done) => say(`graded ${done.name}`) } : { onTest: stream && ((_, f, test) => stream.test(f, test)), onFile: stream && ((_, f, report) => stream.file(f, report)) },
     );
   } catch (error) {

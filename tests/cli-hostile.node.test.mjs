@@ -20,6 +20,8 @@ import { renderJunit } from "../cli/formats/junit.js";
 import { renderJson } from "../cli/formats/json.js";
 import { renderGradescope } from "../cli/formats/gradescope.js";
 import { renderExercism } from "../cli/formats/exercism.js";
+import { gradeInParallel } from "../cli/batch.js";
+import { gradingPlan } from "../cli/grading-plan.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLI = join(ROOT, "cli/leaselab.mjs");
@@ -370,4 +372,18 @@ test("a grading thread that runs out of memory, exits or throws costs only that 
   assert.equal(readFileSync(join(out, "solved.json"), "utf8"), alone[0]);
   assert.equal(readFileSync(join(out, "started.json"), "utf8"), alone[1]);
   assert.equal(readFileSync(csv, "utf8").trim().split("\n").length, 6);
+});
+
+test("a batch that shows only scores keeps no counterexamples, so what a class's failures say does not pile up in memory", async () => {
+  const source = readFileSync(join(ROOT, "exercises/ownership-election/lock/starter.js"), "utf8");
+  const submissions = ["a", "b"].map((name) => ({ name, files: [{ exercise: "lock", path: `${name}/lock.js`, source, refused: null }] }));
+  const options = { firstSeed: 1, seeds: 5 };
+  const kept = await gradeInParallel(submissions, gradingPlan(submissions, 2, 5), options);
+  const light = await gradeInParallel(submissions, gradingPlan(submissions, 2, 5), { ...options, scoresOnly: true });
+  const failing = (graded) => graded.flatMap((one) => one.results[0].report.tests).filter((one) => one.status === "failed");
+  assert.ok(failing(kept).length > 0 && failing(kept).every((one) => one.counterexample && one.timeline));
+  assert.ok(failing(light).every((one) => !("counterexample" in one) && !("timeline" in one)));
+  // Everything the table, the CSV and the exit status read is the same.
+  const scores = (graded) => graded.map((one) => one.results.map(({ report }) => [report.score, report.maxScore, report.problems, report.tests.map((t) => [t.name, t.status, t.score, t.message])]));
+  assert.deepEqual(scores(light), scores(kept));
 });
