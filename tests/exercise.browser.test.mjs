@@ -138,6 +138,24 @@ test("copy link reopens exactly the same failing run", async () => {
   assert.equal(await reopened.locator(".story-position").innerText(), steps);
   await screenshot(other, `exercise-linked-run`);
   await fresh.close();
+
+  // The link stays in the address bar; the learner goes on working, and reloads. Before, the editor then held
+  // the link's older code, and the next keystroke saved it over the newer work.
+  const newer = `// newer work, after the link was copied\n${readFileSync(new URL("./fixtures/submissions/lock/unlock-without-version.js", import.meta.url), "utf8")}`;
+  await page.evaluate((code) => {
+    window.leaselab.progress.setDraft("lock", code);
+    window.leaselab.progress.flush();
+  }, newer);
+  await page.reload();
+  await exercise.locator(".runner-story svg.timeline-svg").waitFor();
+  assert.equal(await exercise.locator(".story-violation").innerText(), violation, "the linked run is shown");
+  assert.match(await exercise.locator(".cm-content").innerText(), /newer work, after the link was copied/, "the editor keeps the learner's newer draft");
+  assert.equal(await page.evaluate(() => window.leaselab.progress.getDraft("lock")), newer);
+  // The linked code is a confirmed click away.
+  page.once("dialog", (dialog) => dialog.accept());
+  await exercise.getByRole("button", { name: "Put the linked code in the editor" }).click();
+  await page.waitForFunction(() => !window.leaselab.progress.getDraft("lock").includes("newer work"));
+  assert.doesNotMatch(await exercise.locator(".cm-content").innerText(), /newer work/);
 });
 
 test("the browser grades byte for byte like Node, for every exercise", async () => {

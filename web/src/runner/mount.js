@@ -79,10 +79,17 @@ export function update(state, action) {
  */
 export function mountRunner(root, { exercise, grading, progress }) {
   let state = initialState();
-  let source = progress.getDraft(exercise.name) ?? exercise.starter;
+  const draft = progress.getDraft(exercise.name);
+  let source = draft ?? exercise.starter;
   const linked = parseReplayFragment(location.hash);
   const fromLink = linked && linked.exercise === exercise.name ? linked : null;
-  if (fromLink && !fromLink.error) source = fromLink.source;
+  // A link's code goes into the editor only where that loses nothing: the
+  // learner has no draft, or the same code. Otherwise their draft stays in
+  // the editor (the next keystroke would save the link's code over it, and
+  // a "Copy link" leaves the link in the address bar, so a reload would do
+  // that to their newer work), and the linked code is a button away.
+  const keepDraft = Boolean(fromLink && !fromLink.error && draft !== null && draft !== undefined && draft !== fromLink.source);
+  if (fromLink && !fromLink.error && !keepDraft) source = fromLink.source;
 
   const status = h("p", { class: "runner-status", role: "status", "aria-live": "polite" });
   const runButton = h("button", { type: "button", class: "primary", onclick: () => run() }, "Run tests");
@@ -341,7 +348,20 @@ export function mountRunner(root, { exercise, grading, progress }) {
         const processes = JSON.parse(replay.caseJson).plan.processes;
         const trace = replay.execution.trace.slice(0, (replay.violation.traceIndex ?? replay.execution.trace.length - 1) + 1);
         dispatch({ type: "open-run", open: { title: "the linked run", violation: replay.violation, trace, words: replay.words, processes, token: fromLink.token, source: fromLink.source } });
-        status.textContent = "Showing the linked run.";
+        if (!keepDraft) {
+          status.textContent = "Showing the linked run.";
+          return;
+        }
+        const useLinked = h("button", {
+          type: "button",
+          class: "small",
+          onclick: () => {
+            if (!confirm(`Replace your ${exercise.file} with the code of the linked run? Your current code will be lost.`)) return;
+            editor.set(fromLink.source);
+            useLinked.remove();
+          },
+        }, "Put the linked code in the editor");
+        status.replaceChildren("Showing the linked run, of the code in the link; the editor still has your own code. ", useLinked);
       })
       .catch((error) => {
         // A linked run that outlasts its deadline is the code's verdict, not the grader's failure: shown like any submission that could not be run.
