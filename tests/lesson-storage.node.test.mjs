@@ -240,3 +240,21 @@ test("two lessons never share progress: each keeps its own key, named after its 
   assert.equal(JSON.parse(storage.getItem("leaselab:ownership-election:progress")).exercises.lock.draft, "first");
   assert.equal(storage.getItem("leaselab:another-lesson:progress"), null);
 });
+
+test("a saved copy naming a property every object has (__proto__, constructor) reaches no prototype: the entry is left out", () => {
+  const v1 = JSON.stringify({ version: 1, drafts: { __proto__: "POLLUTED", constructor: "ALSO", lock: "mine" }, hints: { ["__proto__"]: 7 }, passed: ["__proto__", "constructor", "lock"] });
+  // JSON.parse makes "__proto__" an own key, as a file read from disk would.
+  const raw = v1.replace('"drafts":{', '"drafts":{"__proto__":"POLLUTED",').replace('"hints":{}', '"hints":{"__proto__":7}');
+  const { progress } = readSaved(raw);
+  assert.equal(({}).draft, undefined);
+  assert.equal(({}).passedAt, undefined);
+  assert.equal(({}).hintsUnlocked, undefined);
+  assert.equal(Object.draft, undefined, "nor the Object constructor");
+  assert.deepEqual(Object.keys(progress.exercises), ["lock"]);
+  assert.equal(progress.exercises.lock.draft, "mine");
+  const v2 = `{"version":${SCHEMA_VERSION},"sections":{"__proto__":{"readAt":null}},"quizzes":{},"exercises":{"__proto__":{"draft":"x"},"constructor":{"draft":"y"}}}`;
+  const { progress: second, notes } = readSaved(v2);
+  assert.deepEqual(Object.keys(second.exercises), []);
+  assert.deepEqual(Object.keys(second.sections), []);
+  assert.ok(notes.some((note) => /unreadable names/.test(note)), notes.join(" | "));
+});

@@ -111,7 +111,7 @@ function startLesson(lesson) {
   }
   // A replay link whose exercise the page cannot find says so (one to a known exercise is the runner's to explain).
   const linked = parseReplayFragment(location.hash);
-  if (linked && !lesson.exercises[linked.exercise]) {
+  if (linked && !Object.hasOwn(lesson.exercises, linked.exercise)) {
     showPageProblem(`This link cannot be replayed: ${linked.error ?? `it names an exercise, "${linked.exercise}", that this lesson does not have.`}`);
   }
   adaptContents();

@@ -12,6 +12,11 @@ use crate::rng::Rng;
 /// Processes are numbered from 0; people see them as "p1", "p2", ….
 pub type ProcessIndex = u32;
 
+/// The largest time (ms) a plan may hold: the largest whole number
+/// JavaScript holds exactly (2^53 - 1), since hosts read plans and traces
+/// as JSON. Far beyond any run's end.
+pub const TIME_MS_MAX: u64 = (1 << 53) - 1;
+
 /// The name people see for a process index.
 pub fn process_name(process: ProcessIndex) -> String {
     ProcessName(process).to_string()
@@ -166,7 +171,38 @@ impl Plan {
     /// Whether every fault targets a process the plan has: a plan read from
     /// a replay token is checked, so a hand-edited token is refused by name
     /// instead of running with some of its faults silently ignored.
+    ///
+    /// Also what no plan of the grader's has and a hand-made one could use to
+    /// break a host: more processes than a run may have (a page drew a lane
+    /// for each, so a million froze it), a latency range upside down, or a
+    /// time JavaScript cannot hold exactly (a page reads traces as JSON).
     pub fn check(&self) -> Result<(), String> {
+        let processes_max = crate::kernel::SimLimits::default().processes_max;
+        if self.processes == 0 || self.processes > processes_max {
+            return Err(format!(
+                "the plan asks for {} processes; a run has 1 to {processes_max}, and a replay token made by the grader never has that",
+                self.processes
+            ));
+        }
+        if self.latency_min_ms > self.latency_max_ms {
+            return Err(format!(
+                "the plan's latency range {}-{} ms is upside down; a replay token made by the grader never has that",
+                self.latency_min_ms, self.latency_max_ms
+            ));
+        }
+        if let Some(time) = self.times().into_iter().find(|&time| time > TIME_MS_MAX) {
+            return Err(format!(
+                "the plan has a time of {time} ms, more than {TIME_MS_MAX}; a replay token made by the grader never has that"
+            ));
+        }
+        if let Scheduler::Priority { order, .. } = &self.scheduler {
+            if let Some(process) = order.iter().find(|&&process| process >= self.processes) {
+                return Err(format!(
+                    "the plan has {} process(es), but its scheduler orders process {process}; a replay token made by the grader never has that",
+                    self.processes
+                ));
+            }
+        }
         match self.faults.iter().find(|fault| fault.process() >= self.processes) {
             Some(fault) => Err(format!(
                 "the plan has {} process(es), but one of its faults is for process {} (p{}); a replay token made by the grader never has that",
@@ -176,6 +212,25 @@ impl Plan {
             )),
             None => Ok(()),
         }
+    }
+
+    /// Every time (ms) the plan holds: latencies, the scheduler's, the faults'.
+    fn times(&self) -> Vec<u64> {
+        let mut times = vec![self.latency_min_ms, self.latency_max_ms];
+        if let Scheduler::Priority { change_points_ms, bias_ms, .. } = &self.scheduler {
+            times.extend(change_points_ms);
+            times.push(*bias_ms);
+        }
+        for fault in &self.faults {
+            match *fault {
+                Fault::Pause { at_ms, duration_ms, .. } => times.extend([at_ms, duration_ms]),
+                Fault::Crash { at_ms, .. } => times.push(at_ms),
+                Fault::DelayRequest { extra_ms, .. } | Fault::DelayReply { extra_ms, .. } => times.push(extra_ms),
+                Fault::ClockDrift { .. } => {}
+                Fault::ClockJump { at_ms, forward_ms, .. } => times.extend([at_ms, forward_ms]),
+            }
+        }
+        times
     }
 
     /// A plan with no faults and the random scheduler.

@@ -7,7 +7,7 @@
 //! (drift), `J<p>@<at>+<ms>` (clock jump); the priority scheduler is
 //! `q<order,…>/<change points,…>/<bias>`. Processes are 0-based here.
 
-use crate::plan::{Fault, Plan, ProcessIndex, Scheduler};
+use crate::plan::{Fault, Plan, Scheduler};
 
 fn list(values: &[u64]) -> String {
     values.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
@@ -59,6 +59,11 @@ fn fields<T: std::str::FromStr>(text: &str, separators: &[char], part: &str) -> 
     text.split(separators).map(|field| number(field, part)).collect()
 }
 
+/// A process or call index: a u32, refused rather than cut when it is larger.
+fn index(value: u64, part: &str) -> Result<u32, TokenError> {
+    u32::try_from(value).map_err(|_| TokenError(format!("`{part}` names a process or call that no run has")))
+}
+
 fn numbers(text: &str, part: &str) -> Result<Vec<u64>, TokenError> {
     if text.is_empty() {
         return Ok(Vec::new());
@@ -92,7 +97,10 @@ pub fn decode(token: &str) -> Result<Plan, TokenError> {
                     return Err(TokenError(format!("`{part}` is not a scheduler")));
                 };
                 plan.scheduler = Scheduler::Priority {
-                    order: numbers(order, part)?.into_iter().map(|process| process as ProcessIndex).collect(),
+                    order: numbers(order, part)?
+                        .into_iter()
+                        .map(|process| index(process, part))
+                        .collect::<Result<_, _>>()?,
                     change_points_ms: numbers(change_points, part)?,
                     bias_ms: number(bias, part)?,
                 };
@@ -101,7 +109,7 @@ pub fn decode(token: &str) -> Result<Plan, TokenError> {
                 let [process, at_ms, amount] = fields::<u64>(rest, &['@', '+'], part)?[..] else {
                     return Err(TokenError(format!("`{part}` is not a fault")));
                 };
-                let process = process as ProcessIndex;
+                let process = index(process, part)?;
                 plan.faults.push(if tag == "P" {
                     Fault::Pause { process, at_ms, duration_ms: amount }
                 } else {
@@ -112,13 +120,13 @@ pub fn decode(token: &str) -> Result<Plan, TokenError> {
                 let [process, at_ms] = fields::<u64>(rest, &['@'], part)?[..] else {
                     return Err(TokenError(format!("`{part}` is not a fault")));
                 };
-                plan.faults.push(Fault::Crash { process: process as ProcessIndex, at_ms });
+                plan.faults.push(Fault::Crash { process: index(process, part)?, at_ms });
             }
             "R" | "A" => {
                 let [process, call, extra_ms] = fields::<u64>(rest, &['#', '+'], part)?[..] else {
                     return Err(TokenError(format!("`{part}` is not a fault")));
                 };
-                let (process, call) = (process as ProcessIndex, call as u32);
+                let (process, call) = (index(process, part)?, index(call, part)?);
                 plan.faults.push(if tag == "R" {
                     Fault::DelayRequest { process, call, extra_ms }
                 } else {
@@ -129,7 +137,10 @@ pub fn decode(token: &str) -> Result<Plan, TokenError> {
                 let [process, percent] = fields::<i64>(rest, &['%'], part)?[..] else {
                     return Err(TokenError(format!("`{part}` is not a fault")));
                 };
-                plan.faults.push(Fault::ClockDrift { process: process as ProcessIndex, percent: percent as i32 });
+                let process = u64::try_from(process).map_err(|_| TokenError(format!("`{part}` is not a fault")))?;
+                let percent =
+                    i32::try_from(percent).map_err(|_| TokenError(format!("`{part}` is not a clock drift")))?;
+                plan.faults.push(Fault::ClockDrift { process: index(process, part)?, percent });
             }
             _ => return Err(TokenError(format!("`{part}` is not a valid part of a replay token"))),
         }
@@ -172,5 +183,21 @@ mod tests {
         assert!(decode("v1.s2a.P0@x+1").unwrap_err().0.contains("`P0@x+1`"));
         assert!(decode("v1.Z9").is_err());
         assert!(decode("v1.s2a.P0@1").is_err());
+    }
+
+    #[test]
+    fn hand_made_plans_that_would_break_a_host_are_refused() {
+        let refused = |token: &str| decode(token).expect_err(token).to_string();
+        assert!(refused("v1.s1.n1000000.l1-20.r").contains("asks for 1000000 processes; a run has 1 to 16"));
+        assert!(refused("v1.s1.n0.l1-20.r").contains("asks for 0 processes"));
+        assert!(refused("v1.s1.n2.l50-1.r").contains("latency range 50-1 ms is upside down"));
+        assert!(refused("v1.s1.n2.l18446744073709551615-18446744073709551615.r").contains("more than 9007199254740991"));
+        assert!(refused("v1.s1.n2.l1-20.r.J0@1+18446744073709551615").contains("more than 9007199254740991"));
+        assert!(refused("v1.s1.n2.l1-20.r.C4294967296@5").contains("names a process or call that no run has"));
+        assert!(refused("v1.s1.n2.l1-20.r.R0#4294967296+5").contains("names a process or call that no run has"));
+        assert!(refused("v1.s1.n2.l1-20.r.D0%4294967296").contains("is not a clock drift"));
+        assert!(refused("v1.s1.n2.l1-20.q5,0//3").contains("its scheduler orders process 5"));
+        // The largest of everything that is allowed still reads.
+        assert!(decode("v1.s1.n16.l9007199254740991-9007199254740991.r.J15@1+9007199254740991").is_ok());
     }
 }

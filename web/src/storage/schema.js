@@ -102,15 +102,18 @@ export function migrateV1(raw, notes) {
   }
   if (raw.passed !== undefined && !Array.isArray(raw.passed)) notes.push("The list of exercises you had passed could not be read.");
   const exercise = (name) => (progress.exercises[name] ??= emptyExercise());
-  for (const [name, code] of entries(raw.drafts)) exercise(name).draft = code;
-  for (const [name, count] of entries(raw.hints)) exercise(name).hintsUnlocked = count;
+  // Names are checked before they are used as keys (isId): `sanitize` would drop a bad one, but too late
+  // for `progress.exercises["__proto__"] ??= …`, which is Object.prototype itself.
+  for (const [name, code] of entries(raw.drafts)) if (isId(name)) exercise(name).draft = code;
+  for (const [name, count] of entries(raw.hints)) if (isId(name)) exercise(name).hintsUnlocked = count;
   const passed = Array.isArray(raw.passed) ? raw.passed : [];
   // Version 1 kept no times; 0 stands for "passed, at a time not recorded".
   for (const name of passed) if (isId(name)) exercise(name).passedAt = 0;
   for (const [quizKey, answers] of entries(raw.quizAnswers)) {
+    if (!isId(quizKey)) continue;
     progress.quizzes[quizKey] = { answers: {}, view: null };
     for (const [questionId, answer] of entries(answers)) {
-      progress.quizzes[quizKey].answers[questionId] = isRecord(answer) ? { fingerprint: null, at: null, ...answer } : answer;
+      if (isId(questionId)) progress.quizzes[quizKey].answers[questionId] = isRecord(answer) ? { fingerprint: null, at: null, ...answer } : answer;
     }
   }
   return progress;
@@ -277,7 +280,9 @@ function isRecord(value) {
 }
 
 function isId(value) {
-  return typeof value === "string" && value.length > 0 && value.length <= LIMITS.idCharsMax;
+  // Never a name every object has ("__proto__", "constructor", …): as a key of a
+  // plain object it would reach Object.prototype (an old file's "__proto__" draft did).
+  return typeof value === "string" && value.length > 0 && value.length <= LIMITS.idCharsMax && !Object.prototype.hasOwnProperty.call(Object.prototype, value);
 }
 
 function assertId(value) {
