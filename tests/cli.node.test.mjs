@@ -76,6 +76,11 @@ test("a single file is graded as the exercise its name says, or as --exercise", 
   const chosen = await leaselab(["grade", renamed, "--exercise", "cas", "--seeds", "10", "--format", "json"]);
   assert.equal(chosen.status, 0, chosen.stderr);
   assert.equal(JSON.parse(chosen.stdout).results[0].exercise, "cas");
+  // Its messages name the file graded, not the exercise's file.
+  const broken = join(mkdtempSync(join(tmpdir(), "leaselab-")), "toplevel.js");
+  writeFileSync(broken, 'throw new Error("boom at top");\n');
+  const named2 = JSON.parse((await leaselab(["grade", broken, "--exercise", "lock", "--seeds", "5", "--format", "json"])).stdout).results[0].report;
+  assert.match(named2.problems.join(" "), /^toplevel\.js:1:\d+: Error: boom at top/);
 });
 
 test("--format gradescope writes Gradescope's results.json shape", async () => {
