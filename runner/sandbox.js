@@ -383,8 +383,8 @@ export const STOP_REASONS = Object.freeze({
   steps: (limits) => `kept running without waiting for the store (more than ${limits.stepBudget * 10_000} steps in one go): an infinite loop?`,
   jobs: (limits) => `kept running without waiting for the store: it ran more than ${limits.jobBudget} promise jobs (awaits of values that were already settled) in a row; does a loop await something other than a store call or ctx.sleep?`,
   wall: (limits) => `ran for more than ${limits.wallMs / 1000} s of real time in one test run`,
-  memory: () => `used more than ${QUICKJS_MEMORY_MAXIMUM_BYTES / MEBIBYTE} MiB of memory`,
-  stack: () => "recursed too deeply, or built a value nested too deeply (stack overflow)",
+  memory: () => `used more than ${QUICKJS_MEMORY_MAXIMUM_BYTES / MEBIBYTE} MiB of memory: does something keep growing (an array, a string, a Map)?`,
+  stack: () => "recursed too deeply, or built a value nested too deeply (stack overflow): does a function call itself with no case that stops it?",
 });
 
 /**

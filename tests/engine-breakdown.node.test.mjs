@@ -38,7 +38,7 @@ const OVERFLOWING = loadCorpus().filter((entry) => entry.overflowsNativeStack);
 const AT_LOAD = OVERFLOWING.filter((entry) => entry.expect === "problem");
 /** Nested at run time, inside a built-in. */
 const AT_RUN_TIME = OVERFLOWING.filter((entry) => entry.expect === "fail");
-const STACK_VERDICT = "recursed too deeply, or built a value nested too deeply (stack overflow)";
+const STACK_VERDICT = "recursed too deeply, or built a value nested too deeply (stack overflow): does a function call itself with no case that stops it?";
 
 /** Grades (then grades or replays each of `then`) in a fresh thread with `stackSizeMb` of native stack. */
 function inThread(stackSizeMb, job) {

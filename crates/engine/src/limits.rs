@@ -68,11 +68,14 @@ pub mod reasons {
     }
 
     pub fn memory() -> String {
-        format!("used more than {} MiB of memory", MEMORY_BYTES / (1024 * 1024))
+        format!(
+            "used more than {} MiB of memory: does something keep growing (an array, a string, a Map)?",
+            MEMORY_BYTES / (1024 * 1024)
+        )
     }
 
     pub fn stack() -> String {
-        "recursed too deeply, or built a value nested too deeply (stack overflow)".to_string()
+        "recursed too deeply, or built a value nested too deeply (stack overflow): does a function call itself with no case that stops it?".to_string()
     }
 }
 
@@ -92,6 +95,9 @@ mod tests {
             reasons::wall(&Limits { wall_ms: 1500, ..limits }),
             "ran for more than 1.5 s of real time in one test run"
         );
-        assert_eq!(reasons::memory(), "used more than 32 MiB of memory");
+        assert_eq!(
+            reasons::memory(),
+            "used more than 32 MiB of memory: does something keep growing (an array, a string, a Map)?"
+        );
     }
 }
