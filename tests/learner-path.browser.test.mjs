@@ -554,7 +554,8 @@ test("export carries quiz answers and exercise state; import restores them; the 
   ];
   for (const [file, message] of refused) {
     await chooseFile({ name: "progress.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
-    await other.locator(".progress-status", { hasText: "Nothing was imported" }).waitFor();
+    // This file's own message: the one before it says "Nothing was imported" too, and is still there until this one comes.
+    await other.locator(".progress-status", { hasText: message }).waitFor();
     assert.match(await other.locator(".progress-status").textContent(), message);
     assert.equal(await other.evaluate(() => window.leaselab.progress.getDraft("fencing")), draft, "nothing changed");
   }

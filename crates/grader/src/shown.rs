@@ -29,6 +29,13 @@ pub const MESSAGE_CHARS_MAX: usize = 2_000;
 /// key, costs what one of short keys does: a few hundred bytes an event.
 pub const TRACE_TEXT_BUDGET_CHARS: usize = 16 * 1024;
 pub const TRACE_TEXT_CHARS_PAST_BUDGET: usize = 24;
+
+/// The most records one list of a trace event shows (a `list` reply holds
+/// up to the store's 1,000 keys, and a trace holds it twice: as the store
+/// applied it and as the process got it), within the budget and past it.
+/// The event's words still name every key, cut like any sentence.
+pub const TRACE_RECORDS_MAX: usize = 20;
+pub const TRACE_RECORDS_PAST_BUDGET: usize = 3;
 pub const WORDS_BUDGET_CHARS: usize = 32 * 1024;
 pub const WORDS_CHARS_PAST_BUDGET: usize = 160;
 
@@ -40,9 +47,13 @@ pub fn shown_trace(trace: &[sim::TraceEvent]) -> Vec<sim::TraceEvent> {
     trace
         .iter()
         .map(|event| {
-            let max = if shown < TRACE_TEXT_BUDGET_CHARS { TRACE_TEXT_CHARS_MAX } else { TRACE_TEXT_CHARS_PAST_BUDGET };
+            let (max, records) = if shown < TRACE_TEXT_BUDGET_CHARS {
+                (TRACE_TEXT_CHARS_MAX, TRACE_RECORDS_MAX)
+            } else {
+                (TRACE_TEXT_CHARS_PAST_BUDGET, TRACE_RECORDS_PAST_BUDGET)
+            };
             let mut tree = serde_json::to_value(event).expect("a trace event serializes");
-            shown += cut_tree(&mut tree, max);
+            shown += cut_tree(&mut tree, max, records);
             serde_json::from_value(tree).expect("a trace event with cut strings reads back")
         })
         .collect()
@@ -93,8 +104,11 @@ pub fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// Cuts the strings of `tree` in place; returns the bytes of string it kept.
-fn cut_tree(tree: &mut Value, max: usize) -> usize {
+/// Cuts the strings of `tree` to `max` characters and its lists of records
+/// to `records` in place; returns the bytes of string it kept. Only lists of
+/// objects are shortened (a trace's are records; a tuple's array must keep
+/// its length to read back).
+fn cut_tree(tree: &mut Value, max: usize, records: usize) -> usize {
     match tree {
         Value::String(text) => {
             if text.chars().nth(max).is_some() {
@@ -102,8 +116,13 @@ fn cut_tree(tree: &mut Value, max: usize) -> usize {
             }
             text.len()
         }
-        Value::Array(items) => items.iter_mut().map(|item| cut_tree(item, max)).sum(),
-        Value::Object(fields) => fields.values_mut().map(|item| cut_tree(item, max)).sum(),
+        Value::Array(items) => {
+            if items.len() > records && items.iter().all(Value::is_object) {
+                items.truncate(records);
+            }
+            items.iter_mut().map(|item| cut_tree(item, max, records)).sum()
+        }
+        Value::Object(fields) => fields.values_mut().map(|item| cut_tree(item, max, records)).sum(),
         _ => 0,
     }
 }
@@ -155,6 +174,37 @@ mod tests {
         let bytes = serde_json::to_string(&shown).unwrap().len();
         assert!(bytes < TRACE_TEXT_BUDGET_CHARS * 2 + 150 * 1_000, "{bytes} bytes for 1,000 events");
         assert!(bytes * 10 < serde_json::to_string(&trace).unwrap().len());
+    }
+
+    #[test]
+    fn a_list_reply_shows_a_few_records_however_many_it_had() {
+        let listed = |index: u64| sim::Listed {
+            key: format!("z{index}"),
+            value: String::new(),
+            version: index + 1,
+            key_version: 1,
+            create_version: index + 1,
+        };
+        let event = sim::TraceEvent {
+            at_ms: 9,
+            process: Some(0),
+            local_ms: Some(9),
+            happening: sim::Happening::Complete {
+                call: 4,
+                reply: sim::Reply::List { version: 1_000, records: (0..1_000).map(listed).collect() },
+            },
+        };
+        let trace = vec![event; 400];
+        let shown = shown_trace(&trace);
+        let records = |event: &sim::TraceEvent| match &event.happening {
+            sim::Happening::Complete { reply: sim::Reply::List { records, .. }, .. } => records.clone(),
+            other => panic!("the event changed: {other:?}"),
+        };
+        assert_eq!(records(&shown[0]), (0..20).map(listed).collect::<Vec<_>>());
+        assert_eq!(records(&shown[399]).len(), TRACE_RECORDS_PAST_BUDGET);
+        let bytes = serde_json::to_string(&shown).unwrap().len();
+        assert!(bytes < 400 * 1_200, "{bytes} bytes for 400 list replies of 1,000 records");
+        assert!(bytes * 50 < serde_json::to_string(&trace).unwrap().len());
     }
 
     #[test]

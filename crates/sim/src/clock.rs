@@ -30,8 +30,13 @@ impl LocalClock {
 
     /// The process's reading at store time `store_ms`.
     pub fn local_at(&self, store_ms: u64) -> u64 {
-        let jumped: u64 = self.jumps.iter().take_while(|(at, _)| *at <= store_ms).map(|(_, forward)| forward).sum();
-        store_ms * self.rate_percent / 100 + jumped
+        // Saturating: a plan's times are bounded (Plan::check), and a reading past u64 would wrap to a small one.
+        let jumped = self
+            .jumps
+            .iter()
+            .take_while(|(at, _)| *at <= store_ms)
+            .fold(0u64, |sum, (_, forward)| sum.saturating_add(*forward));
+        (store_ms.saturating_mul(self.rate_percent) / 100).saturating_add(jumped)
     }
 
     /// The first store time at or after `from_store_ms` when the local clock

@@ -12,10 +12,14 @@ use crate::rng::Rng;
 /// Processes are numbered from 0; people see them as "p1", "p2", ….
 pub type ProcessIndex = u32;
 
-/// The largest time (ms) a plan may hold: the largest whole number
-/// JavaScript holds exactly (2^53 - 1), since hosts read plans and traces
-/// as JSON. Far beyond any run's end.
-pub const TIME_MS_MAX: u64 = (1 << 53) - 1;
+/// The largest time (ms) a plan may hold, and the largest sum of one
+/// process's clock jumps: 2^50 ms, some 35,000 years, far beyond any run's
+/// end. Hosts read plans and traces as JSON, and JavaScript holds whole
+/// numbers exactly only up to 2^53; the simulation adds a few plan times
+/// together (a pause's start and length; a clock's reading, up to twice the
+/// store's time plus its jumps), and with this bound every such sum stays
+/// below 2^53.
+pub const TIME_MS_MAX: u64 = 1 << 50;
 
 /// The name people see for a process index.
 pub fn process_name(process: ProcessIndex) -> String {
@@ -194,6 +198,21 @@ impl Plan {
             return Err(format!(
                 "the plan has a time of {time} ms, more than {TIME_MS_MAX}; a replay token made by the grader never has that"
             ));
+        }
+        for process in 0..self.processes {
+            let jumped = self
+                .faults
+                .iter()
+                .filter_map(|fault| match *fault {
+                    Fault::ClockJump { process: jumper, forward_ms, .. } if jumper == process => Some(forward_ms),
+                    _ => None,
+                })
+                .try_fold(0u64, |sum, forward| sum.checked_add(forward).filter(|&sum| sum <= TIME_MS_MAX));
+            if jumped.is_none() {
+                return Err(format!(
+                    "the plan's clock jumps for process {process} add up to more than {TIME_MS_MAX} ms; a replay token made by the grader never has that"
+                ));
+            }
         }
         if let Scheduler::Priority { order, .. } = &self.scheduler {
             if let Some(process) = order.iter().find(|&&process| process >= self.processes) {

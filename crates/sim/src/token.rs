@@ -191,13 +191,16 @@ mod tests {
         assert!(refused("v1.s1.n1000000.l1-20.r").contains("asks for 1000000 processes; a run has 1 to 16"));
         assert!(refused("v1.s1.n0.l1-20.r").contains("asks for 0 processes"));
         assert!(refused("v1.s1.n2.l50-1.r").contains("latency range 50-1 ms is upside down"));
-        assert!(refused("v1.s1.n2.l18446744073709551615-18446744073709551615.r").contains("more than 9007199254740991"));
-        assert!(refused("v1.s1.n2.l1-20.r.J0@1+18446744073709551615").contains("more than 9007199254740991"));
+        assert!(refused("v1.s1.n2.l18446744073709551615-18446744073709551615.r").contains("more than 1125899906842624"));
+        assert!(refused("v1.s1.n2.l1-20.r.J0@1+18446744073709551615").contains("more than 1125899906842624"));
+        // Each within the bound, their sum not: the simulation adds a process's jumps.
+        assert!(refused("v1.s1.n2.l1-20.r.J0@0+1125899906842624.J0@0+1")
+            .contains("clock jumps for process 0 add up to more than"));
         assert!(refused("v1.s1.n2.l1-20.r.C4294967296@5").contains("names a process or call that no run has"));
         assert!(refused("v1.s1.n2.l1-20.r.R0#4294967296+5").contains("names a process or call that no run has"));
         assert!(refused("v1.s1.n2.l1-20.r.D0%4294967296").contains("is not a clock drift"));
         assert!(refused("v1.s1.n2.l1-20.q5,0//3").contains("its scheduler orders process 5"));
         // The largest of everything that is allowed still reads.
-        assert!(decode("v1.s1.n16.l9007199254740991-9007199254740991.r.J15@1+9007199254740991").is_ok());
+        assert!(decode("v1.s1.n16.l1125899906842624-1125899906842624.r.J15@1+1125899906842624.P3@1125899906842624+1125899906842624").is_ok());
     }
 }
