@@ -258,3 +258,24 @@ test("a saved copy naming a property every object has (__proto__, constructor) r
   assert.deepEqual(Object.keys(second.sections), []);
   assert.ok(notes.some((note) => /unreadable names/.test(note)), notes.join(" | "));
 });
+
+test("store: an import that storage refuses changes nothing, and replace says why", () => {
+  const storage = memoryStorage();
+  const store = createStore({ lessonId: "l", storage });
+  store.setDraft("lock", "mine");
+  store.flush();
+  const saved = storage.getItem(storageKey("l"));
+  const imported = update(emptyProgress(), { type: "draft-set", exercise: "lock", code: "imported", at: 1 });
+  const full = Object.assign(new Error("quota"), { name: "QuotaExceededError" });
+  const setItem = storage.setItem;
+  storage.setItem = () => {
+    throw full;
+  };
+  assert.equal(store.replace(imported), "the browser's storage for this site is full");
+  assert.equal(store.getDraft("lock"), "mine");
+  assert.equal(storage.getItem(storageKey("l")), saved);
+  storage.setItem = setItem;
+  assert.equal(store.replace(imported), null);
+  assert.equal(store.getDraft("lock"), "imported");
+  assert.notEqual(storage.getItem(storageKey("l")), saved);
+});

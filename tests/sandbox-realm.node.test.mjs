@@ -20,28 +20,45 @@ before(async () => {
   await engines.quickjs.refill();
 });
 
-// A walker written as learner code would be: from its roots, every object
-// reachable through own properties (values, getters, setters) and
-// prototypes. It returns the path of each object that is not frozen.
-const WALKER = `(roots) => {
+// A walk written as learner code would be: from its roots, breadth first
+// and keys sorted, every object reachable through own properties (values,
+// getters, setters) and prototypes, each named by the first path that
+// reaches it. It returns the path of each object that is not frozen, how
+// many objects it reached, the path of every property a learner can reach
+// ("globalThis.Array.fromAsync", "globalThis.Map.prototype.size<get>"; not
+// the properties of the accessor functions themselves), and every accessor
+// with a setter, as [path, owner, descriptor].
+const WALK = `(roots) => {
   const unfrozen = [];
+  const paths = [];
+  const setters = [];
   const seen = new Set();
   const queue = roots.map(([path, value]) => [path, value]);
+  const order = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
   while (queue.length > 0) {
-    const [path, value] = queue.pop();
+    const [path, value] = queue.shift();
     if ((typeof value !== "object" && typeof value !== "function") || value === null || seen.has(value)) continue;
     seen.add(value);
     if (!Object.isFrozen(value)) unfrozen.push(path);
-    for (const key of Reflect.ownKeys(value)) {
+    const ofAccessor = /<[gs]et>/.test(path);
+    for (const key of Reflect.ownKeys(value).sort(order)) {
       const descriptor = Object.getOwnPropertyDescriptor(value, key);
       const name = path + "." + String(key);
-      if ("value" in descriptor) queue.push([name, descriptor.value]);
+      if ("value" in descriptor) {
+        if (!ofAccessor) paths.push(name);
+        queue.push([name, descriptor.value]);
+        continue;
+      }
+      if (!ofAccessor) paths.push(name + (descriptor.get ? "<get>" : "") + (descriptor.set ? "<set>" : ""));
       if (descriptor.get) queue.push([name + "<get>", descriptor.get]);
-      if (descriptor.set) queue.push([name + "<set>", descriptor.set]);
+      if (descriptor.set) {
+        queue.push([name + "<set>", descriptor.set]);
+        setters.push([name, value, descriptor]);
+      }
     }
     queue.push([path + ".<prototype>", Object.getPrototypeOf(value)]);
   }
-  return { unfrozen, reached: seen.size };
+  return { unfrozen, reached: seen.size, paths, setters };
 }`;
 
 // Every root a learner can name, including the intrinsics no global names.
@@ -68,7 +85,7 @@ test("no object reachable from the global object or a hidden intrinsic is left u
   const sandbox = createSandbox(engines.quickjs);
   try {
     const { vm } = sandbox;
-    const result = vm.unwrapResult(vm.evalCode(`(${WALKER})(${ROOTS})`));
+    const result = vm.unwrapResult(vm.evalCode(`(${WALK})(${ROOTS})`));
     const { unfrozen, reached } = vm.dump(result);
     result.dispose();
     assert.deepEqual(unfrozen, []);
@@ -85,45 +102,29 @@ test("no object reachable from the global object or a hidden intrinsic is left u
 // state the built-in (or the realm) keeps, or it is a way to change how the
 // harness's code behaves, or to pass state from one process to another
 // (QuickJS-ng's Error.prepareStackTrace and Error.stackTraceLimit were both).
-// Each setter reachable from the roots is called on a fresh object that
-// inherits from its owner, with values of several types, and the owner's
-// getter must read the same before and after. Returns the paths whose did not.
-const SETTER_PROBE = `(roots) => {
+// Each setter the walk found is called on a fresh object that inherits
+// from its owner, with values of several types, and the owner's getter must
+// read the same before and after. Returns the paths whose did not.
+const SHARED_SETTERS = `({ setters }) => {
   const shared = [];
-  const seen = new Set();
-  let setters = 0;
-  const queue = roots.map(([path, value]) => [path, value]);
   const read = (get, owner) => { try { return { value: get.call(owner) }; } catch (error) { return { threw: true }; } };
   const same = (a, b) => (a.threw && b.threw) || (!a.threw && !b.threw && Object.is(a.value, b.value));
-  while (queue.length > 0) {
-    const [path, owner] = queue.pop();
-    if ((typeof owner !== "object" && typeof owner !== "function") || owner === null || seen.has(owner)) continue;
-    seen.add(owner);
-    for (const key of Reflect.ownKeys(owner)) {
-      const descriptor = Object.getOwnPropertyDescriptor(owner, key);
-      const name = path + "." + String(key);
-      if ("value" in descriptor) queue.push([name, descriptor.value]);
-      if (descriptor.get) queue.push([name + "<get>", descriptor.get]);
-      if (!descriptor.set) continue;
-      queue.push([name + "<set>", descriptor.set]);
-      setters += 1;
-      if (!descriptor.get) { shared.push(name + " (a setter without a getter)"); continue; }
-      for (const value of [1234567, "probe", {}, () => 7, null]) {
-        const before = read(descriptor.get, owner);
-        try { descriptor.set.call(Object.create(owner), value); } catch {}
-        if (!same(before, read(descriptor.get, owner))) { shared.push(name); break; }
-      }
+  for (const [name, owner, descriptor] of setters) {
+    if (!descriptor.get) { shared.push(name + " (a setter without a getter)"); continue; }
+    for (const value of [1234567, "probe", {}, () => 7, null]) {
+      const before = read(descriptor.get, owner);
+      try { descriptor.set.call(Object.create(owner), value); } catch {}
+      if (!same(before, read(descriptor.get, owner))) { shared.push(name); break; }
     }
-    queue.push([path + ".<prototype>", Object.getPrototypeOf(owner)]);
   }
-  return { shared, setters };
+  return { shared, setters: setters.length };
 }`;
 
 test("no setter a learner can reach writes state its built-in keeps, in the JavaScript runner's realm", () => {
   const sandbox = createSandbox(engines.quickjs);
   try {
     const { vm } = sandbox;
-    const result = vm.unwrapResult(vm.evalCode(`(${SETTER_PROBE})(${ROOTS})`));
+    const result = vm.unwrapResult(vm.evalCode(`(${SHARED_SETTERS})((${WALK})(${ROOTS}))`));
     const { shared, setters } = vm.dump(result);
     result.dispose();
     assert.deepEqual(shared, []);
@@ -136,7 +137,7 @@ test("no setter a learner can reach writes state its built-in keeps, in the Java
 });
 
 test("in the engine, too, no setter a learner can reach writes state its built-in keeps (Error.prepareStackTrace, Error.stackTraceLimit)", async () => {
-  const source = lockProbing(`  const { shared, setters } = (${SETTER_PROBE})(${ROOTS});
+  const source = lockProbing(`  const { shared, setters } = (${SHARED_SETTERS})((${WALK})(${ROOTS}));
   if (shared.length > 0) throw new Error("setters that write shared state: " + shared.join(", "));
   if (setters <= 30) throw new Error("the probe found only " + setters + " setters");`);
   const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
@@ -160,7 +161,7 @@ const lockProbing = (body) => {
 };
 
 test("in the engine (where every grading runs), too, nothing reachable from the global object or a hidden intrinsic is unfrozen", async () => {
-  const source = lockProbing(`  const { unfrozen, reached } = (${WALKER})(${ROOTS});
+  const source = lockProbing(`  const { unfrozen, reached } = (${WALK})(${ROOTS});
   if (unfrozen.length > 0) throw new Error("unfrozen: " + unfrozen.join(", "));
   if (reached <= 300) throw new Error("the walk reached only " + reached + " objects");`);
   const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });
@@ -189,34 +190,6 @@ test("the engine's realm has exactly the global names of the JavaScript runner's
   assert.deepEqual(report.tests.filter((t) => t.status !== "passed").map((t) => t.message), []);
 });
 
-// Every property a learner can reach, by the first path (breadth first,
-// keys sorted) that reaches it: "globalThis.Array.fromAsync",
-// "globalThis.Map.prototype.size<get>". Two realms with the same list have
-// the same built-ins, property by property.
-const SHAPE = `(roots) => {
-  const paths = [];
-  const seen = new Set();
-  const queue = roots.map(([path, value]) => [path, value]);
-  const order = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
-  while (queue.length > 0) {
-    const [path, value] = queue.shift();
-    if ((typeof value !== "object" && typeof value !== "function") || value === null || seen.has(value)) continue;
-    seen.add(value);
-    for (const key of Reflect.ownKeys(value).sort(order)) {
-      const descriptor = Object.getOwnPropertyDescriptor(value, key);
-      const name = path + "." + String(key);
-      if ("value" in descriptor) {
-        paths.push(name);
-        queue.push([name, descriptor.value]);
-      } else {
-        paths.push(name + (descriptor.get ? "<get>" : "") + (descriptor.set ? "<set>" : ""));
-      }
-    }
-    queue.push([path + ".<prototype>", Object.getPrototypeOf(value)]);
-  }
-  return paths;
-}`;
-
 /** Where the two realms may differ, and why. */
 const SHAPE_DIFFERENCES_ALLOWED = [
   // Well-known symbols are not configurable, so the prelude cannot delete QuickJS-ng's; the methods keyed by them it does.
@@ -231,7 +204,7 @@ test("the engine's realm has the JavaScript runner's (lab mode's) built-ins, pro
   let expected;
   try {
     const { vm } = sandbox;
-    const result = vm.unwrapResult(vm.evalCode(`(${SHAPE})(${ROOTS})`));
+    const result = vm.unwrapResult(vm.evalCode(`(${WALK})(${ROOTS}).paths`));
     expected = vm.dump(result);
     result.dispose();
   } finally {
@@ -241,7 +214,7 @@ test("the engine's realm has the JavaScript runner's (lab mode's) built-ins, pro
   assert.ok(expected.length > 1000 && expected.includes("globalThis.Map.prototype.size<get>"), `the runner's realm has only ${expected.length} properties`);
   const source = lockProbing(`  const expected = new Set(${JSON.stringify(expected)});
   const allowed = new Set(${JSON.stringify(SHAPE_DIFFERENCES_ALLOWED)});
-  const actual = (${SHAPE})(${ROOTS});
+  const actual = (${WALK})(${ROOTS}).paths;
   const present = new Set(actual);
   const extra = actual.filter((path) => !expected.has(path) && !allowed.has(path));
   const missing = [...expected].filter((path) => !present.has(path) && !allowed.has(path));
@@ -260,7 +233,7 @@ test("everything the harness hands to the learner's functions is frozen too", as
   // tryLock walks its ctx and arguments; an unfrozen object fails the test by throwing.
   const source = solution("lock").replace(
     /export async function tryLock\(([^)]*)\) \{/,
-    (line) => `const walk = ${WALKER};\n${line}\n  const { unfrozen } = walk([["ctx", ctx]]);\n  if (unfrozen.length > 0) throw new Error("unfrozen: " + unfrozen.join(", "));`,
+    (line) => `const walk = ${WALK};\n${line}\n  const { unfrozen } = walk([["ctx", ctx]]);\n  if (unfrozen.length > 0) throw new Error("unfrozen: " + unfrozen.join(", "));`,
   );
   assert.notEqual(source, solution("lock"));
   const report = await gradeSource(engines, { exercise: "lock", source, options: { seeds: 5 } });

@@ -65,17 +65,41 @@ fn toml_syntax_errors() {
     );
 }
 
+/// Copies `from` into `to`, folders included.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_folder(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 /// With no sections read, every quiz, diagram and exercise would look
-/// unused: only the syntax error is reported.
+/// unused: only the syntax error is reported. The `clean` lesson, with a
+/// comma missing from its lesson.toml.
 #[test]
 fn lesson_toml_syntax_error_alone() {
-    check(
-        "lesson-toml-syntax",
-        expect![[r#"
-        lesson-toml-syntax/lesson.toml:3:27: error: invalid TOML: missing comma between array elements, expected `,`; fix the syntax here (strings need double quotes, arrays need commas and a closing `]`, a key may appear once per table)
+    let scratch = std::env::temp_dir().join(format!("content-check-{}", std::process::id()));
+    let lesson = scratch.join("lesson-toml-syntax");
+    let _ = std::fs::remove_dir_all(&scratch);
+    copy_folder(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clean"), &lesson);
+    let manifest = std::fs::read_to_string(lesson.join("lesson.toml")).unwrap();
+    let broken = manifest
+        .replace(r#"sections = ["01-intro.md", "02-practice.md"]"#, r#"sections = ["01-intro.md" "02-practice.md"]"#);
+    assert_ne!(broken, manifest, "the clean lesson's sections line changed: update this test");
+    std::fs::write(lesson.join("lesson.toml"), broken).unwrap();
+    let checked = content::check_lesson(&lesson);
+    std::fs::remove_dir_all(&scratch).unwrap();
+    expect![[r#"
+        lesson-toml-syntax/lesson.toml:5:27: error: invalid TOML: missing comma between array elements, expected `,`; fix the syntax here (strings need double quotes, arrays need commas and a closing `]`, a key may appear once per table)
         checked 0 sections, 0 quizzes, 0 exercises: 1 error
-    "#]],
-    );
+    "#]]
+    .assert_eq(&content::Report::new(&checked).to_text());
 }
 
 #[test]

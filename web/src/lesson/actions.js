@@ -84,14 +84,10 @@ function mountImport(document, lesson, progress, say) {
       say(`Nothing was imported: ${result.error}`);
       return;
     }
-    const before = progress.snapshot();
-    progress.replace(result.progress);
-    if (progress.saveProblem) {
-      // This browser would not store it (its storage is full): the page would reload the old progress
-      // and say it imported. The progress goes back to what storage still holds, and the learner is told.
-      const problem = progress.saveProblem;
-      progress.replace(before);
-      say(`Nothing was imported: ${file.name} could not be stored in this browser (${problem.replace(/^Your progress could not be saved \((.*)\)\..*$/, "$1")}); your progress is as it was.`);
+    // Storage may refuse it (full): the reload would then show the old progress, so say so instead.
+    const refused = progress.replace(result.progress);
+    if (refused) {
+      say(`Nothing was imported: ${file.name} could not be stored in this browser (${refused}); your progress is as it was.`);
       return;
     }
     const left = result.notes.length ? ` Left out, as it could not be read: ${result.notes.join(" ")}` : "";

@@ -17,7 +17,8 @@
 //   progress.snapshot()                      → the whole progress object (see schema.js)
 //   progress.subscribe((progress, action) => …) → unsubscribe
 //   progress.reset()                         erases everything (ask the learner first)
-//   progress.replace(progress)               everything replaced (an import), saved at once
+//   progress.replace(progress)               everything replaced (an import), saved at once;
+//                                            → null, or why storage refused it (then nothing changed)
 //   progress.flush()                         writes a pending draft now (main.js calls it on pagehide)
 //   progress.loadReport                      { status, notes } from reading the saved copy
 //   progress.saveProblem                     null, or why the last write failed
@@ -78,6 +79,8 @@ export function createProgressStore({
   const listeners = new Set();
   let draftTimer = null;
   let saveProblem = null;
+  /** Why the last write failed ("the browser's storage for this site is full"), or null. */
+  let saveFailure = null;
 
   let savedText = null;
   try {
@@ -115,8 +118,10 @@ export function createProgressStore({
     try {
       backing.setItem(key, serialize(progress));
       saveProblem = null;
+      saveFailure = null;
     } catch (error) {
-      saveProblem = `Your progress could not be saved (${describe(error)}). Export your solutions to keep them.`;
+      saveFailure = describe(error);
+      saveProblem = `Your progress could not be saved (${saveFailure}). Export your solutions to keep them.`;
     }
   }
 
@@ -175,8 +180,20 @@ export function createProgressStore({
     isPassed: (name) => exercise(name).passedAt !== null,
 
     reset: () => dispatch({ type: "reset" }),
-    /** Replaces everything with `progress` (an import; see lesson/transfer.js), saved at once. */
-    replace: (next) => dispatch({ type: "replaced", progress: next }),
+    /**
+     * Replaces everything with `next` (an import; see lesson/transfer.js),
+     * saved at once. If storage refuses it (full), the progress goes back to
+     * what storage still holds, so a reload shows what the learner sees, and
+     * the reason is returned; else null.
+     */
+    replace(next) {
+      const before = progress;
+      dispatch({ type: "replaced", progress: next });
+      if (saveFailure === null) return null;
+      const refused = saveFailure;
+      dispatch({ type: "replaced", progress: before });
+      return refused;
+    },
   };
 }
 
