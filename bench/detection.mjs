@@ -35,7 +35,8 @@ for (const exercise of registry.names) {
     [`accuracy/${exercise}/`, (file) => file.startsWith("bug-")],
   ]) {
     const url = new URL(folder, FIXTURES);
-    if (!existsSync(url)) continue;
+    // Every exercise has both corpora: a missing folder is a gap to fill, not an exercise to skip.
+    if (!existsSync(url)) throw new Error(`tests/fixtures/${folder} is missing: every exercise in the registry needs its known-buggy files there (AUTHORING.md, "Adding an exercise")`);
     for (const file of readdirSync(url).sort()) {
       const name = `${folder}${file}`;
       if (file.endsWith(".js") && keep(file) && name.includes(filter)) files.push({ exercise, name, source: readFileSync(new URL(file, url), "utf8") });

@@ -84,11 +84,17 @@ const vitestTestMs = vitestReport.testResults.reduce((sum, file) => sum + file.a
 const lockCli = timed(["node", "cli/leaselab.mjs", "grade", lockFile, "--exercise", "lock"], ROUNDS);
 console.log(`conventional Vitest suite of lock (${vitestReport.numPassedTests}/${vitestReport.numTotalTests} schedules passed, fake timers, no faults but delays): ${vitest.seconds.toFixed(2)} s wall, ${vitestTestMs.toFixed(0)} ms of tests`);
 console.log(`  leaselab grade lock.js (cold process, ${SEEDS} schedules + scenarios): ${lockCli.seconds.toFixed(2)} s wall; Vitest wall / leaselab wall ${ratio(vitest.seconds, lockCli.seconds)}`);
+// What any Node CLI of this grader could reach: a cold process that only
+// loads the engines (reads, compiles with the baseline compiler one file's
+// grading uses, instantiates) and grades nothing.
+const floor = timed(["node", "--liftoff-only", "--input-type=module", "-e", 'await (await import("./runner/node/engines.js")).loadNodeEngines()'], ROUNDS);
+if (floor.status !== 0) throw new Error(`loading the engines in a cold process exited ${floor.status}`);
+console.log(`  the floor for a Node CLI (a cold process that loads the engines and grades nothing): ${floor.seconds.toFixed(2)} s; Vitest wall / floor ${ratio(vitest.seconds, floor.seconds)}`);
 console.log(`  leaselab's sandboxed lock suite in-process: ${figures.lock.sandboxedMs.toFixed(0)} ms; Vitest test time / leaselab suite ${ratio(vitestTestMs, figures.lock.sandboxedMs)}`);
 // What any JavaScript grader of this simulation could reach: the issue's goal
 // of 10× Vitest's test time is only reachable if this ratio is 10× or more.
 console.log(`  the limit for JavaScript (the same code unsandboxed in V8, ${figures.lock.unsandboxedMs.toFixed(0)} ms): Vitest test time / limit ${ratio(vitestTestMs, figures.lock.unsandboxedMs)}; native Rust (${figures.lock.nativeMs.toFixed(1)} ms): ${ratio(vitestTestMs, figures.lock.nativeMs)}`);
-const vitestFigures = { wallSeconds: vitest.seconds, testMs: vitestTestMs, cliSeconds: lockCli.seconds };
+const vitestFigures = { wallSeconds: vitest.seconds, testMs: vitestTestMs, cliSeconds: lockCli.seconds, cliFloorSeconds: floor.seconds };
 
 // One full submission (every exercise), cold CLI process; then a class.
 const submission = (index) => {

@@ -1,7 +1,7 @@
 // The runner in Node: learners' JavaScript under the Rust simulation.
-// The lesson's solution passes and its starter fails; each buggy variant
-// fails on the same invariant as its Rust twin; hostile submissions end with
-// a clear verdict and leave the grader healthy.
+// The lesson's solution passes and its starter fails; hostile submissions
+// end with a clear verdict and leave the grader healthy. (Each buggy
+// variant's port is graded with every exercise's in runner-variants.)
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
@@ -36,19 +36,6 @@ test("the lesson's lock starter fails", async () => {
   assert.ok(report.score < report.maxScore);
   assert.ok(failedInvariants(report).includes("lock-has-ttl"));
 });
-
-for (const file of readdirSync(new URL("lock/", FIXTURES))) {
-  test(`buggy variant ${file} fails on its own invariant, as in Rust`, async () => {
-    const source = read(new URL(`lock/${file}`, FIXTURES));
-    const expected = /expect: ([a-z-]+)/.exec(source)[1];
-    const report = await grade(source);
-    assert.ok(failedInvariants(report).includes(expected), `failed ${failedInvariants(report)}, expected ${expected}`);
-    for (const t of report.tests.filter((t) => t.status === "failed")) {
-      assert.match(t.counterexample.replayToken, /^lock@[0-9.]+:[a-z-]+:.*:v1\./);
-      assert.ok(t.message.length > 20, t.message);
-    }
-  });
-}
 
 for (const file of readdirSync(new URL("adversarial/", FIXTURES))) {
   test(`hostile or broken submission ${file} gets a clear verdict`, async () => {

@@ -3,8 +3,8 @@
 //! in the browser and in Node). The same `grade()` runs underneath, so the
 //! verdicts, the shrinking and the replay tokens are the Rust ones.
 //!
-//! What the host returns for a case: for `lock`, `lease` and `fencing` the
-//! execution `{ ending, trace }` of the simulation it drove; for `cas` (no
+//! What the host returns for a case: for `lock`, `lease`, `fencing` and `election`
+//! the execution `{ ending, trace }` of the simulation it drove; for `cas` (no
 //! simulation: the learner's store is called directly) the recording
 //! `{ answers, failure, console }` described in `cas/mod.rs`, which is turned
 //! into an execution here exactly as for a Rust store.
@@ -190,7 +190,17 @@ pub trait HostedExercise: Sync {
     /// The Rust implementations' names and whether each is buggy, reference first.
     fn implementation_names(&self) -> Vec<(String, bool)>;
     /// Grades Rust implementation `index` (see `implementation_names`).
-    fn grade_implementation(&self, index: usize, options: &GradeOptions) -> SuiteReport;
+    fn grade_implementation(&self, index: usize, options: &GradeOptions) -> SuiteReport {
+        self.grade_implementation_seeing(index, options, &mut |_| {})
+    }
+    /// The same, showing `seen` each case's execution as it is made (the
+    /// benchmarks count runs and store calls with it).
+    fn grade_implementation_seeing(
+        &self,
+        index: usize,
+        options: &GradeOptions,
+        seen: &mut dyn FnMut(&Execution),
+    ) -> SuiteReport;
     /// Replays a token with Rust implementation `index`: its execution and verdict.
     fn replay_implementation(&self, index: usize, token: &str) -> Result<(Execution, Option<Violation>), String>;
 }
@@ -299,9 +309,22 @@ where
         self.implementations().into_iter().map(|implementation| (implementation.name, implementation.buggy)).collect()
     }
 
-    fn grade_implementation(&self, index: usize, options: &GradeOptions) -> SuiteReport {
+    fn grade_implementation_seeing(
+        &self,
+        index: usize,
+        options: &GradeOptions,
+        seen: &mut dyn FnMut(&Execution),
+    ) -> SuiteReport {
         let implementation = self.implementations().swap_remove(index);
-        grade(self, &mut |case| (implementation.run)(case), options)
+        grade(
+            self,
+            &mut |case| {
+                let execution = (implementation.run)(case);
+                seen(&execution);
+                execution
+            },
+            options,
+        )
     }
 
     fn replay_implementation(&self, index: usize, token: &str) -> Result<(Execution, Option<Violation>), String> {

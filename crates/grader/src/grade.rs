@@ -59,7 +59,7 @@ pub trait WorkloadText: Sized {
 pub trait Exercise {
     type Workload: Clone + WorkloadText;
 
-    /// `cas`, `lock`, `lease` or `fencing`.
+    /// `cas`, `lock`, `lease`, `fencing` or `election`.
     fn name(&self) -> &'static str;
     fn scenarios(&self) -> Vec<Scenario<Self::Workload>>;
     /// The random-schedules test: the case for one seed.

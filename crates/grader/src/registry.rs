@@ -2,7 +2,8 @@
 //! what each one is, for every host. The page, the worker, the mount code,
 //! the CLI, `content check`, the benchmarks and the tests read it (through
 //! the wasm's `exerciseRegistry()` or, natively, [`registry_json`]); none
-//! keeps a list of its own.
+//! keeps a list of its own. The tests' corpora are folders per exercise,
+//! and their loaders fail when a registered exercise has none.
 //!
 //! What an entry says is fixed data ([`ExerciseInfo`], written beside each
 //! exercise's suite); what can be computed from the suite (its tests, the

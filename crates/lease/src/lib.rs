@@ -1,6 +1,7 @@
-//! The lease and fencing exercises in Rust: the reference solutions and the
-//! classic mistakes, written against [`sim::Ctx`] exactly as a learner writes
-//! `lease.js` and `fencing.js`, so the grader runs all of them the same way.
+//! The lease, fencing and election exercises in Rust: the reference
+//! solutions and the classic mistakes, written against [`sim::Ctx`] exactly as
+//! a learner writes `lease.js`, `fencing.js` and `election.js`, so the grader
+//! runs all of them the same way.
 //!
 //! The design decision the reference embodies: a lease is only as good as
 //! the holder's own clock says. The holder measures its validity window from
