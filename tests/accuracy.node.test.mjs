@@ -11,7 +11,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { loadNodeEngines } from "../runner/node/engines.js";
-import { corpus, DEFAULT_SEEDS, describeFailures, EXERCISES, failures, grade } from "./support/accuracy.mjs";
+import { corpus, DEFAULT_SEEDS, describeFailures, EXERCISES, FOLDERS, failures, grade } from "./support/accuracy.mjs";
 
 let engines;
 before(async () => {
@@ -19,6 +19,18 @@ before(async () => {
 });
 
 const tally = { bugs: 0, detected: 0, correct: 0, falseFails: 0, missed: [], wrongly: [] };
+
+test("every exercise in the registry has a corpus folder, and every folder is an exercise", () => {
+  for (const exercise of EXERCISES) {
+    assert.ok(
+      FOLDERS.includes(exercise),
+      `${exercise}: no accuracy corpus (tests/fixtures/accuracy/${exercise}/ is missing); every exercise in the grader's registry needs one`,
+    );
+  }
+  for (const folder of FOLDERS) {
+    assert.ok(EXERCISES.includes(folder), `tests/fixtures/accuracy/${folder}/: not an exercise in the grader's registry (${EXERCISES.join(", ")})`);
+  }
+});
 
 test("every exercise has at least 4 correct styles and 6 single-bug variants", () => {
   for (const exercise of EXERCISES) {

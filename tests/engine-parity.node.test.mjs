@@ -20,19 +20,19 @@
 // engine-breakdown.node.test.mjs instead.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
 import { engineBrokeDown, gradeSource } from "../runner/grade.js";
 import { gradeSourceInSandbox } from "../runner/grade-in-sandbox.js";
 import { registryOf } from "../runner/registry.js";
 import { LESSON_DIR } from "../web/build/lesson-folder.mjs";
+import { corpus as accuracyCorpus } from "./support/accuracy.mjs";
 import { loadCorpus, sourceOf, DEFAULT_SEEDS as HOSTILE_SEEDS } from "./support/hostile.mjs";
 
 const engines = await loadNodeEngines();
 const registry = registryOf(engines.leaselab);
 /** Enough random schedules to exercise shrinking and every scenario, few enough for the suite. */
 const SEEDS = 20;
-const ACCURACY = new URL("./fixtures/accuracy/", import.meta.url);
 
 /** A report with what differs between the two QuickJS (above) taken out. */
 function comparable(report) {
@@ -61,12 +61,11 @@ for (const { name: exercise } of registry.exercises) {
   }
 }
 
-for (const exercise of readdirSync(ACCURACY)) {
-  for (const file of readdirSync(new URL(`${exercise}/`, ACCURACY)).filter((name) => name.endsWith(".js")).sort()) {
-    test(`accuracy corpus ${exercise}/${file}: the engine's report is the runner's`, async () => {
-      await assertSameGrading(exercise, readFileSync(new URL(`${exercise}/${file}`, ACCURACY), "utf8"), SEEDS);
-    });
-  }
+// The accuracy corpus as its own loader reads it: every exercise of the registry.
+for (const entry of accuracyCorpus) {
+  test(`accuracy corpus ${entry.exercise}/${entry.file}: the engine's report is the runner's`, async () => {
+    await assertSameGrading(entry.exercise, entry.source, SEEDS);
+  });
 }
 
 for (const entry of loadCorpus().filter((entry) => entry.via !== "cli" && !entry.overflowsNativeStack)) {

@@ -26,15 +26,20 @@ import { parseHeader } from "./header.mjs";
 
 const CORPUS = new URL("../fixtures/accuracy/", import.meta.url);
 const registry = await loadNodeRegistry();
-/** The exercises with a corpus folder, in the registry's order. */
-export const EXERCISES = registry.names.filter((name) => readdirSync(CORPUS).includes(name));
+/** Every exercise in the grader's registry, in its order: each must have a corpus folder. */
+export const EXERCISES = registry.names;
+/** The corpus folders there are (an exercise's missing one fails the test, named). */
+export const FOLDERS = readdirSync(CORPUS, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
 /** The default budget every host grades with (the grader's registry). */
 export const DEFAULT_SEEDS = registry.defaults.seeds;
 /** The first random schedule of the default budget. */
 export const FIRST_SEED = registry.defaults.firstSeed;
 
 /** Every corpus file: `{ exercise, file, source, expect, style | rule, message, bug }`. */
-export const corpus = EXERCISES.flatMap((exercise) =>
+export const corpus = EXERCISES.filter((exercise) => FOLDERS.includes(exercise)).flatMap((exercise) =>
   readdirSync(new URL(`${exercise}/`, CORPUS))
     .filter((file) => file.endsWith(".js"))
     .sort()

@@ -11,26 +11,49 @@
 //! - `queue-order`: `campaign` returns the caller's own key, and only when no
 //!   older key is left in the queue;
 //! - `wake-one`: one change of a key wakes at most one waiter (of those
-//!   whose own key is still in the queue);
+//!   whose own key is still in the queue), and a waiter waits with `watch`:
+//!   it does not sleep while an older key is ahead of its own, and its calls
+//!   in `campaign` stay proportional to the queue's changes (`waiting.rs`,
+//!   the measure the lock's `lock` is held to);
 //! - `resign-deletes`: `resign` removes the caller's key and nobody else's;
 //! - `no-stuck-waiter`: on a calm network the oldest candidate takes office
 //!   within a few round trips of becoming the oldest; nobody waits in
 //!   `campaign` when nothing more can happen;
 //! - `no-errors`: the learner's functions did not throw.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use sim::{process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, Reply, Scheduler, TraceEvent};
 
 use super::workload::{ElectionWorkload, ELECTION_PREFIX};
 use crate::grade::{Case, Execution};
 use crate::report::Violation;
+use crate::waiting::{polls, times};
 
 /// A key in the queue, as the store holds it.
 #[derive(Clone, Debug)]
 struct Queued {
     create_version: u64,
     owner: ProcessIndex,
+    /// The TTL it was created with; `None`: it never expires.
+    ttl_ms: Option<u64>,
+}
+
+/// A process inside `campaign`: its store calls and sleeps since it was called.
+#[derive(Clone, Debug)]
+struct Wait {
+    started_ms: u64,
+    calls: u64,
+    changes_at_start: u64,
+}
+
+/// A watch that answered with a change its caller had already read.
+#[derive(Clone, Debug)]
+struct StaleWake {
+    key: String,
+    after_version: u64,
+    kind: String,
+    version: u64,
 }
 
 /// The oldest candidate, waiting in `campaign`, must take office by `due_ms`.
@@ -69,7 +92,19 @@ struct Checker {
     campaigning: BTreeMap<ProcessIndex, u64>,
     /// Processes inside `resign`: whether a delete of their own key landed.
     resigning: HashMap<ProcessIndex, bool>,
-    crashed: HashSet<ProcessIndex>,
+    /// Crashed processes, and when.
+    crashed: HashMap<ProcessIndex, u64>,
+    /// Changes of the queue so far (keys created, deleted, expired).
+    changes: u64,
+    /// Each process inside `campaign`: how it waits.
+    waits: HashMap<ProcessIndex, Wait>,
+    /// Each process's watch not yet answered: its key and the version it watches from.
+    watching: HashMap<ProcessIndex, (String, u64)>,
+    /// The version of each process's latest list reply, and its latest watch answered with an old change.
+    listed_version: HashMap<ProcessIndex, u64>,
+    stale_wake: HashMap<ProcessIndex, StaleWake>,
+    /// The version at which each key last left the store.
+    departed_version: HashMap<String, u64>,
     /// Which processes a change (key, version) woke.
     woken: HashMap<(String, u64), Vec<ProcessIndex>>,
     due: Option<Due>,
@@ -103,7 +138,13 @@ impl Checker {
             leading: BTreeMap::new(),
             campaigning: BTreeMap::new(),
             resigning: HashMap::new(),
-            crashed: HashSet::new(),
+            crashed: HashMap::new(),
+            changes: 0,
+            waits: HashMap::new(),
+            watching: HashMap::new(),
+            listed_version: HashMap::new(),
+            stale_wake: HashMap::new(),
+            departed_version: HashMap::new(),
             woken: HashMap::new(),
             due: None,
             removed_at: HashMap::new(),
@@ -124,7 +165,7 @@ impl Checker {
     /// After any change: who must take office next, and since when.
     fn update_due(&mut self, at_ms: u64, index: usize) {
         let next = self.head().and_then(|(key, queued)| {
-            let waiting = self.campaigning.contains_key(&queued.owner) && !self.crashed.contains(&queued.owner);
+            let waiting = self.campaigning.contains_key(&queued.owner) && !self.crashed.contains_key(&queued.owner);
             waiting.then(|| (queued.owner, key.clone()))
         });
         match (next, &self.due) {
@@ -137,7 +178,9 @@ impl Checker {
     /// `key` left the store (deleted or expired) at `version`.
     fn remove_key(&mut self, key: &str, version: u64, at_ms: u64, index: usize) -> Option<Queued> {
         let queued = self.queue.remove(key)?;
+        self.changes += 1;
         self.removed_at.insert(key.to_string(), index);
+        self.departed_version.insert(key.to_string(), version);
         self.leading.retain(|_, leading_key| leading_key != key);
         self.last_departure = Some(Departure { key: key.to_string(), version, at_ms });
         Some(queued)
@@ -157,11 +200,12 @@ impl Checker {
                 return violation(
                     "no-stuck-waiter",
                     format!(
-                        "{}'s key {} was the oldest in the queue from t={} ms{why}, but at t={at_ms} ms {} was still waiting in campaign(), though on this calm network it could have taken office within {handover_ms_max} ms: when the key ahead of you goes, read the queue again and watch the newest key older than yours, from the version of your read",
+                        "{}'s key {} was the oldest in the queue from t={} ms{why}, but at t={at_ms} ms {} was still waiting in campaign(){}, though on this calm network it could have taken office within {handover_ms_max} ms: when the key ahead of you goes, read the queue again and watch the newest key older than yours, from the version of your read",
                         process_name(due.process),
                         due.key,
                         due.since_ms,
                         process_name(due.process),
+                        self.watching_story(due.process),
                     ),
                     due.trace_index,
                     due.since_ms,
@@ -179,15 +223,43 @@ impl Checker {
         match &event.happening {
             Happening::Invoke { call, request } => {
                 self.requests.insert(*call, request.clone());
+                return self.invoked(index, at_ms, process, request);
+            }
+            Happening::Complete { reply: Reply::List { version, .. }, .. } => {
+                self.listed_version.insert(process, *version);
             }
             Happening::Apply { call, result, revision } => {
                 return self.apply(index, at_ms, process, *call, result, *revision)
             }
             // Only a waiter still in the queue counts: one whose key ran out is no longer waiting its turn.
-            Happening::Complete { reply: Reply::Watch { event }, .. }
-                if self.queue.values().any(|queued| queued.owner == process) =>
-            {
+            Happening::Complete { call, reply: Reply::Watch { event } } => {
+                self.watching.remove(&process);
+                let after_version = match self.requests.get(call) {
+                    Some(Call::Watch { after_version, .. }) => *after_version,
+                    _ => 0,
+                };
+                match self.listed_version.get(&process) {
+                    Some(&listed) if event.version <= listed => {
+                        let stale = StaleWake {
+                            key: event.key.clone(),
+                            after_version,
+                            kind: event.kind.clone(),
+                            version: event.version,
+                        };
+                        self.stale_wake.insert(process, stale);
+                    }
+                    _ => {
+                        self.stale_wake.remove(&process);
+                    }
+                }
+                if !self.queue.values().any(|queued| queued.owner == process) {
+                    return None;
+                }
+                // One process woken twice by the same change is not two waiters: its calls are judged in `invoked`.
                 let woken = self.woken.entry((event.key.clone(), event.version)).or_default();
+                if woken.contains(&process) {
+                    return None;
+                }
                 woken.push(process);
                 if woken.len() > 1 && event.key.starts_with(ELECTION_PREFIX) {
                     let names: Vec<String> = woken.iter().map(|woken| process_name(*woken)).collect();
@@ -206,8 +278,11 @@ impl Checker {
                     );
                 }
             }
+            Happening::Lost { .. } => {
+                self.watching.remove(&process);
+            }
             Happening::Crash => {
-                self.crashed.insert(process);
+                self.crashed.insert(process, at_ms);
                 self.leading.remove(&process);
                 self.update_due(at_ms, index);
             }
@@ -235,7 +310,12 @@ impl Checker {
             (Call::Cas { key, .. }, Reply::Cas { ok: true, version: Some(version), .. })
                 if key.starts_with(ELECTION_PREFIX) && !self.queue.contains_key(key) =>
             {
-                self.queue.insert(key.clone(), Queued { create_version: *version, owner: process });
+                let ttl_ms = match request {
+                    Call::Cas { ttl_ms, .. } => *ttl_ms,
+                    _ => None,
+                };
+                self.queue.insert(key.clone(), Queued { create_version: *version, owner: process, ttl_ms });
+                self.changes += 1;
                 self.update_due(at_ms, index);
             }
             (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key.starts_with(ELECTION_PREFIX) => {
@@ -271,6 +351,7 @@ impl Checker {
         match note {
             Note::Calling { function } if function == "campaign" => {
                 self.campaigning.insert(process, at_ms);
+                self.waits.insert(process, Wait { started_ms: at_ms, calls: 0, changes_at_start: self.changes });
                 self.update_due(at_ms, index);
             }
             Note::Calling { function } if function == "resign" => {
@@ -280,6 +361,7 @@ impl Checker {
             }
             Note::Elected { key, version } => {
                 self.campaigning.remove(&process);
+                self.waits.remove(&process);
                 if !self.queue.contains_key(key) {
                     // A key that left the store after the caller's last read ended the term before it
                     // began, and the caller could not have known; one that left before, it could have.
@@ -378,6 +460,74 @@ impl Checker {
         None
     }
 
+    /// A store call or sleep: inside `campaign`, judged by the measure of waiting with `watch`.
+    fn invoked(&mut self, index: usize, at_ms: u64, process: ProcessIndex, request: &Call) -> Option<Violation> {
+        if let Call::Watch { key, after_version } = request {
+            self.watching.insert(process, (key.clone(), *after_version));
+        }
+        let changes_now = self.changes;
+        let wait = self.waits.get_mut(&process)?;
+        wait.calls += 1;
+        let (calls, started_ms, changes) = (wait.calls, wait.started_ms, changes_now - wait.changes_at_start);
+        let name = process_name(process);
+        if let Call::Sleep { ms } = request {
+            if let Some((own_key, own)) = self.queue.iter().find(|(_, queued)| queued.owner == process) {
+                let ahead = self
+                    .queue
+                    .iter()
+                    .filter(|(_, queued)| queued.create_version < own.create_version)
+                    .max_by_key(|(_, queued)| queued.create_version);
+                if let Some((ahead_key, _)) = ahead {
+                    return violation(
+                        "wake-one",
+                        format!(
+                            "{name} slept {ms} ms in campaign() while {ahead_key} was ahead of its key {own_key}: sleeping and reading the queue again is polling, which reads the store over and over; watch the key just ahead of yours, from the version of your read, so that only its departure wakes you"
+                        ),
+                        index,
+                        at_ms,
+                        process,
+                    );
+                }
+            }
+        }
+        if polls(calls, changes) {
+            let cause = match self.stale_wake.get(&process) {
+                Some(stale) => format!(
+                    "its watch({:?}, {}) answered at once with the {} at version {}, which its last list had already shown: watch from the version of your list reply, so that only a newer change wakes you",
+                    stale.key, stale.after_version, stale.kind, stale.version
+                ),
+                None => "wait with watch on the key just ahead of yours instead of reading the queue again and again".to_string(),
+            };
+            return violation(
+                "wake-one",
+                format!(
+                    "{name} made {calls} calls while waiting in campaign() for {} ms, though the queue changed {}: {cause}",
+                    at_ms - started_ms,
+                    times(changes)
+                ),
+                index,
+                at_ms,
+                process,
+            );
+        }
+        None
+    }
+
+    /// What a stuck waiter is watching, when that is why it waits: " (p2 is watching its own key …)".
+    fn watching_story(&self, process: ProcessIndex) -> String {
+        let name = process_name(process);
+        let Some((key, after_version)) = self.watching.get(&process) else { return String::new() };
+        if self.queue.get(key).is_some_and(|queued| queued.owner == process) {
+            return format!(" (it is watching its own key {key}, which changes only when {name} leaves)");
+        }
+        match (self.queue.contains_key(key), self.departed_version.get(key)) {
+            (false, Some(departed)) if departed <= after_version => format!(
+                " (it is watching {key} from version {after_version}, but that key left the queue at version {departed}, so the watch will never see it)"
+            ),
+            _ => String::new(),
+        }
+    }
+
     fn at_end(&self, execution: &Execution) -> Option<Violation> {
         let end_ms = execution.trace.last().map_or(0, |event| event.at_ms);
         let index = execution.trace.len().saturating_sub(1);
@@ -386,22 +536,171 @@ impl Checker {
             Ending::Limit { limit } => limit.describe(&self.limits),
             Ending::AllFinished | Ending::Stopped => return None,
         };
-        let (&process, since_ms) = self.campaigning.iter().find(|(process, _)| !self.crashed.contains(process))?;
+        let (&process, since_ms) = self.campaigning.iter().find(|(process, _)| !self.crashed.contains_key(process))?;
         let queue: Vec<String> = {
             let mut keys: Vec<(&String, &Queued)> = self.queue.iter().collect();
             keys.sort_by_key(|(_, queued)| queued.create_version);
             keys.iter().map(|(key, queued)| format!("{key} ({})", queued.create_version)).collect()
         };
         let queue = if queue.is_empty() { "empty".to_string() } else { queue.join(", ") };
+        // A crashed candidate's key with no TTL never leaves the queue: that, not the watch, is the story.
+        let abandoned = self
+            .queue
+            .iter()
+            .filter(|(_, queued)| queued.ttl_ms.is_none() && queued.owner != process)
+            .filter_map(|(key, queued)| self.crashed.get(&queued.owner).map(|crashed_ms| (key, queued, crashed_ms)))
+            .min_by_key(|(_, queued, _)| queued.create_version);
+        let advice = match abandoned {
+            Some((key, queued, crashed_ms)) => format!(
+                "{key} is {}'s key, created with no TTL, and {} crashed at t={crashed_ms} ms, so that key never leaves the queue: create your key with a TTL, compareAndSwap(key, ctx.name, null, {{ ttlMs }}), so that the store removes it if you crash",
+                process_name(queued.owner),
+                process_name(queued.owner)
+            ),
+            None => "A watch only wakes you for a change after the version you give it: watch from the version of your read, and read the queue again whenever you wake".to_string(),
+        };
         violation(
             "no-stuck-waiter",
             format!(
-                "{} was still waiting in campaign() (since t={since_ms} ms) when the run ended at t={end_ms} ms ({why}); the queue then: {queue}. A watch only wakes you for a change after the version you give it: watch from the version of your read, and read the queue again whenever you wake",
-                process_name(process)
+                "{} was still waiting in campaign() (since t={since_ms} ms){} when the run ended at t={end_ms} ms ({why}); the queue then: {queue}. {advice}",
+                process_name(process),
+                self.watching_story(process),
             ),
             index,
             end_ms,
             process,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Mistakes the Rust variants do not make, written here as small Rust
+    //! candidates, each held to the rule it breaks and a story naming its cause.
+
+    use sim::{run_processes, Ctx, Note, Sim};
+
+    use super::super::workload::ElectionStep;
+    use super::super::ElectionExercise;
+    use super::*;
+    use crate::grade::Exercise;
+
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Mistake {
+        /// Sleeps and reads the queue again instead of watching.
+        Polls,
+        /// Watches the key ahead from its keyVersion (1), older than its creation: every watch answers at once.
+        WatchesFromKeyVersion,
+        /// Creates its key with no TTL.
+        NoTtl,
+        /// Counts its own key as older than itself (`<=`), and so watches itself.
+        WatchesItself,
+    }
+
+    async fn campaign(mistake: Mistake, ctx: &Ctx, ttl_ms: u64) -> Result<(String, u64), String> {
+        let key = format!("{ELECTION_PREFIX}{}", ctx.name());
+        let ttl_ms = (mistake != Mistake::NoTtl).then_some(ttl_ms);
+        let create = || async { ctx.compare_and_swap(&key, &ctx.name(), None, None, ttl_ms).await };
+        let mut mine = create().await?.map_err(|_| "exists".to_string())?;
+        loop {
+            let (version, records) = ctx.list(ELECTION_PREFIX).await?;
+            if !records.iter().any(|record| record.key == key) {
+                mine = create().await?.map_err(|_| "exists".to_string())?;
+                continue;
+            }
+            let older: Vec<_> = records
+                .iter()
+                .filter(|record| {
+                    record.create_version < mine || (mistake == Mistake::WatchesItself && record.create_version == mine)
+                })
+                .collect();
+            let Some(ahead) = older.last() else { return Ok((key, mine)) };
+            match mistake {
+                Mistake::Polls => ctx.sleep(20).await,
+                Mistake::WatchesFromKeyVersion => drop(ctx.watch(&ahead.key, ahead.key_version).await?),
+                Mistake::NoTtl | Mistake::WatchesItself => drop(ctx.watch(&ahead.key, version).await?),
+            }
+        }
+    }
+
+    fn story(mistake: Mistake, scenario: &str) -> (String, String) {
+        let case = ElectionExercise.scenarios().into_iter().find(|found| found.id == scenario).unwrap().case;
+        let sim = Sim::new(case.plan.clone(), case.limits.clone());
+        let scripts = case.workload.scripts.clone();
+        let (ending, sim) = run_processes(
+            sim,
+            |ctx| {
+                let script = scripts.get(ctx.process() as usize).cloned().unwrap_or_default();
+                async move {
+                    let mut leading = None;
+                    for step in script {
+                        match step {
+                            ElectionStep::Sleep { ms } => ctx.sleep(ms).await,
+                            ElectionStep::Campaign { ttl_ms } => {
+                                ctx.note(Note::Calling { function: "campaign".into() });
+                                let Ok((key, version)) = campaign(mistake, &ctx, ttl_ms).await else { return };
+                                ctx.note(Note::Elected { key: key.clone(), version });
+                                leading = Some((key, version));
+                            }
+                            ElectionStep::Lead { ms } => {
+                                if leading.is_some() {
+                                    ctx.sleep(ms).await
+                                }
+                            }
+                            ElectionStep::Resign => {
+                                if let Some((key, version)) = leading.take() {
+                                    ctx.note(Note::Calling { function: "resign".into() });
+                                    let ok = ctx.delete(&key, Some(version)).await.unwrap_or(false);
+                                    ctx.note(Note::Resigned { key, version, ok });
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+            |_| false,
+        );
+        let execution = Execution { ending, trace: sim.into_trace() };
+        let violation = check(&case, &execution).expect("the mistake is caught");
+        (violation.invariant, violation.message)
+    }
+
+    #[test]
+    fn a_waiter_that_sleeps_and_reads_again_is_polling() {
+        let (rule, message) = story(Mistake::Polls, "queue");
+        assert_eq!(rule, "wake-one", "{message}");
+        assert!(
+            message.contains("p2 slept 20 ms in campaign() while election/p1 was ahead of its key election/p2"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_watch_from_the_key_version_answers_at_once_and_is_told_so() {
+        let (rule, message) = story(Mistake::WatchesFromKeyVersion, "queue");
+        assert_eq!(rule, "wake-one", "{message}");
+        assert!(message.contains("calls while waiting in campaign()"), "{message}");
+        assert!(
+            message.contains(r#"its watch("election/p1", 1) answered at once with the put at version 2"#),
+            "{message}"
+        );
+        assert!(!message.contains("p2 and p2"), "{message}");
+    }
+
+    #[test]
+    fn a_crashed_candidates_key_with_no_ttl_is_the_story() {
+        let (rule, message) = story(Mistake::NoTtl, "leader-crashes");
+        assert_eq!(rule, "no-stuck-waiter", "{message}");
+        assert!(
+            message.contains("election/p1 is p1's key, created with no TTL, and p1 crashed at t=300 ms"),
+            "{message}"
+        );
+        assert!(!message.contains("A watch only wakes you"), "{message}");
+    }
+
+    #[test]
+    fn a_waiter_watching_its_own_key_is_told_so() {
+        let (rule, message) = story(Mistake::WatchesItself, "alone");
+        assert_eq!(rule, "no-stuck-waiter", "{message}");
+        assert!(message.contains("it is watching its own key election/p1"), "{message}");
     }
 }
