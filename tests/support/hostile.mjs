@@ -52,9 +52,17 @@ export const REPORT_CHARS_MAX = 2_000_000;
 /** Every corpus file: `{ name, path, exercise, cls, expect, message, forbid, seeds, via, generate, plainThrow, overflowsNativeStack, attack }`. */
 export function loadCorpus() {
   const entries = [];
-  // The attacks are written per exercise; an exercise without a folder of them yet has none.
-  for (const exercise of EXERCISES.filter((name) => existsSync(`${CORPUS_DIR}${name}`))) {
-    for (const file of readdirSync(`${CORPUS_DIR}${exercise}`).filter((name) => name.endsWith(".js")).sort()) {
+  const strays = readdirSync(CORPUS_DIR).filter((name) => !EXERCISES.includes(name));
+  if (strays.length > 0) throw new Error(`tests/fixtures/hostile/ holds ${strays.join(", ")}, which the registry does not name as exercises (it names ${EXERCISES.join(", ")})`);
+  // Every exercise the registry names has attacks of its own: a missing
+  // folder is a gap in the corpus, not an exercise with nothing to attack.
+  for (const exercise of EXERCISES) {
+    if (!existsSync(`${CORPUS_DIR}${exercise}`)) {
+      throw new Error(`the hostile corpus has no folder for the exercise "${exercise}": add tests/fixtures/hostile/${exercise}/ with its attacks (the registry names ${EXERCISES.join(", ")})`);
+    }
+    const files = readdirSync(`${CORPUS_DIR}${exercise}`).filter((name) => name.endsWith(".js")).sort();
+    if (files.length === 0) throw new Error(`tests/fixtures/hostile/${exercise}/ holds no .js file: the exercise "${exercise}" has no attacks`);
+    for (const file of files) {
       const path = `${CORPUS_DIR}${exercise}/${file}`;
       const header = parseHeader(readFileSync(path, "utf8"));
       for (const key of ["exercise", "class", "expect", "attack"]) {

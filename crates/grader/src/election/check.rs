@@ -92,6 +92,8 @@ struct Checker {
     campaigning: BTreeMap<ProcessIndex, u64>,
     /// Processes inside `resign`: whether a delete of their own key landed.
     resigning: HashMap<ProcessIndex, bool>,
+    /// Processes inside `resign`, since when.
+    resigning_since: BTreeMap<ProcessIndex, u64>,
     /// Crashed processes, and when.
     crashed: HashMap<ProcessIndex, u64>,
     /// Changes of the queue so far (keys created, deleted, expired).
@@ -108,9 +110,11 @@ struct Checker {
     /// Which processes a change (key, version) woke.
     woken: HashMap<(String, u64), Vec<ProcessIndex>>,
     due: Option<Due>,
-    /// When each key last left the store (trace index), and each process's latest read of the queue.
-    removed_at: HashMap<String, usize>,
-    last_read: HashMap<ProcessIndex, usize>,
+    /// Each process's own key and its create version, when the process's
+    /// latest list was applied with that key the oldest in the queue.
+    seen_oldest: HashMap<ProcessIndex, (String, u64)>,
+    /// Keys whose latest departure was an expiry, with the create version they had.
+    expired: HashMap<String, u64>,
     last_departure: Option<Departure>,
     /// The handover bound on a calm network, or None when faults make timing unbounded.
     handover_ms_max: Option<u64>,
@@ -138,6 +142,7 @@ impl Checker {
             leading: BTreeMap::new(),
             campaigning: BTreeMap::new(),
             resigning: HashMap::new(),
+            resigning_since: BTreeMap::new(),
             crashed: HashMap::new(),
             changes: 0,
             waits: HashMap::new(),
@@ -147,8 +152,8 @@ impl Checker {
             departed_version: HashMap::new(),
             woken: HashMap::new(),
             due: None,
-            removed_at: HashMap::new(),
-            last_read: HashMap::new(),
+            seen_oldest: HashMap::new(),
+            expired: HashMap::new(),
             last_departure: None,
             // Becoming the oldest, a waiter hears of it (half a round trip), reads the queue (one)
             // and returns; the first candidate creates its key, then reads. Three round trips cover both.
@@ -176,10 +181,10 @@ impl Checker {
     }
 
     /// `key` left the store (deleted or expired) at `version`.
-    fn remove_key(&mut self, key: &str, version: u64, at_ms: u64, index: usize) -> Option<Queued> {
+    fn remove_key(&mut self, key: &str, version: u64, at_ms: u64) -> Option<Queued> {
         let queued = self.queue.remove(key)?;
         self.changes += 1;
-        self.removed_at.insert(key.to_string(), index);
+        self.expired.remove(key);
         self.departed_version.insert(key.to_string(), version);
         self.leading.retain(|_, leading_key| leading_key != key);
         self.last_departure = Some(Departure { key: key.to_string(), version, at_ms });
@@ -192,7 +197,7 @@ impl Checker {
             if at_ms > due.since_ms + handover_ms_max {
                 let why = match &self.last_departure {
                     Some(departure) if departure.at_ms <= due.since_ms => format!(
-                        " ({} left the queue at t={} ms, version {})",
+                        " ({:?} left the queue at t={} ms, version {})",
                         departure.key, departure.at_ms, departure.version
                     ),
                     _ => String::new(),
@@ -200,7 +205,7 @@ impl Checker {
                 return violation(
                     "no-stuck-waiter",
                     format!(
-                        "{}'s key {} was the oldest in the queue from t={} ms{why}, but at t={at_ms} ms {} was still waiting in campaign(){}, though on this calm network it could have taken office within {handover_ms_max} ms: when the key ahead of you goes, read the queue again and watch the newest key older than yours, from the version of your read",
+                        "{}'s key {:?} was the oldest in the queue from t={} ms{why}, but at t={at_ms} ms {} was still waiting in campaign(){}, though on this calm network it could have taken office within {handover_ms_max} ms: when the key ahead of you goes, read the queue again and watch the newest key older than yours, from the version of your read",
                         process_name(due.process),
                         due.key,
                         due.since_ms,
@@ -214,7 +219,8 @@ impl Checker {
             }
         }
         if let Happening::Expire { key, revision } = &event.happening {
-            if self.remove_key(key, *revision, at_ms, index).is_some() {
+            if let Some(queued) = self.remove_key(key, *revision, at_ms) {
+                self.expired.insert(key.clone(), queued.create_version);
                 self.update_due(at_ms, index);
             }
             return None;
@@ -266,7 +272,7 @@ impl Checker {
                     return violation(
                         "wake-one",
                         format!(
-                            "one {} of {} (version {}) woke {}: each waiter should watch only the key just ahead of it in the queue (the newest key older than its own), so that a departure wakes one process, not all",
+                            "one {} of {:?} (version {}) woke {}: each waiter should watch only the key just ahead of it in the queue (the newest key older than its own), so that a departure wakes one process, not all",
                             event.kind,
                             event.key,
                             event.version,
@@ -303,9 +309,16 @@ impl Checker {
     ) -> Option<Violation> {
         let request = self.requests.get(&call)?;
         match (request, result) {
-            (Call::List { .. }, Reply::List { .. }) => {
-                self.last_read.insert(process, index);
-            }
+            // What the list showed this process: whether its own key was the oldest.
+            (Call::List { .. }, Reply::List { .. }) => match self.head() {
+                Some((key, queued)) if queued.owner == process => {
+                    let seen = (key.clone(), queued.create_version);
+                    self.seen_oldest.insert(process, seen);
+                }
+                _ => {
+                    self.seen_oldest.remove(&process);
+                }
+            },
             // A create (not a rewrite of a key already queued) joins the queue.
             (Call::Cas { key, .. }, Reply::Cas { ok: true, version: Some(version), .. })
                 if key.starts_with(ELECTION_PREFIX) && !self.queue.contains_key(key) =>
@@ -320,13 +333,13 @@ impl Checker {
             }
             (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key.starts_with(ELECTION_PREFIX) => {
                 let key = key.clone();
-                let removed = self.remove_key(&key, revision, at_ms, index);
+                let removed = self.remove_key(&key, revision, at_ms);
                 if let Some(queued) = removed {
                     if queued.owner != process {
                         return violation(
                             "resign-deletes",
                             format!(
-                                "{} deleted {key}, which is {}'s key: resign must delete only your own key, with the version campaign() returned",
+                                "{} deleted {key:?}, which is {}'s key: resign must delete only your own key, with the version campaign() returned",
                                 process_name(process),
                                 process_name(queued.owner)
                             ),
@@ -358,35 +371,41 @@ impl Checker {
                 // Once it has decided to resign, a process no longer counts as leading.
                 self.leading.remove(&process);
                 self.resigning.insert(process, false);
+                self.resigning_since.insert(process, at_ms);
             }
             Note::Elected { key, version } => {
                 self.campaigning.remove(&process);
                 self.waits.remove(&process);
                 if !self.queue.contains_key(key) {
-                    // A key that left the store after the caller's last read ended the term before it
-                    // began, and the caller could not have known; one that left before, it could have.
-                    let read_after_removal = match (self.removed_at.get(key), self.last_read.get(&process)) {
-                        (Some(removed), Some(read)) => read > removed,
-                        (None, _) => true,
-                        (Some(_), None) => false,
-                    };
-                    if read_after_removal {
-                        return violation(
-                            "queue-order",
-                            format!("campaign() returned {{ key: {key:?}, version: {version} }} to {name}, but that key was no longer in the store when {name} last read the queue: if your key is gone (its TTL ran out), create it again and wait your turn"),
-                            index,
-                            at_ms,
-                            process,
-                        );
+                    // The one honest way to name a key that is gone: this process's latest list showed it
+                    // as the oldest, and it expired after that read, while the reply was on its way. Its term
+                    // ended before it began, and the process could not have known. Anything else (a key it
+                    // deleted itself, one no list showed as the oldest, one that never existed) is a claim.
+                    let seen = self.seen_oldest.get(&process).is_some_and(|(seen_key, seen_version)| {
+                        seen_key == key && seen_version == version && self.expired.get(key) == Some(version)
+                    });
+                    if seen {
+                        self.update_due(at_ms, index);
+                        return None;
                     }
-                    self.update_due(at_ms, index);
-                    return None;
+                    let what = match (self.expired.get(key), self.departed_version.get(key)) {
+                        (Some(_), _) => "its TTL ran out",
+                        (None, Some(_)) => "it was deleted",
+                        (None, None) => "it was never created",
+                    };
+                    return violation(
+                        "queue-order",
+                        format!("campaign() returned {{ key: {key:?}, version: {version} }} to {name}, but that key is not in the store ({what}), and no list {name} read showed it as the oldest in the queue: return only once a list shows your own key as the oldest, and if your key is gone, create it again and wait your turn"),
+                        index,
+                        at_ms,
+                        process,
+                    );
                 }
                 if let Some((other, other_key)) = self.leading.iter().next() {
                     return violation(
                         "one-leader",
                         format!(
-                            "campaign() returned to {name} while {} led (its key {other_key} was still in the store): a process leads only when its key is the oldest under the prefix",
+                            "campaign() returned to {name} while {} led (its key {other_key:?} was still in the store): a process leads only when its key is the oldest under the prefix",
                             process_name(*other)
                         ),
                         index,
@@ -401,7 +420,7 @@ impl Checker {
                             return violation(
                                 "queue-order",
                                 format!(
-                                    "campaign() returned to {name} while {older_key} (created at version {}, by {}) was still ahead of its key {key} (version {version}): wait until no older key is left",
+                                    "campaign() returned to {name} while {older_key:?} (created at version {}, by {}) was still ahead of its key {key:?} (version {version}): wait until no older key is left",
                                     older.create_version,
                                     process_name(older.owner)
                                 ),
@@ -435,6 +454,7 @@ impl Checker {
                 self.update_due(at_ms, index);
             }
             Note::Resigned { key, version, .. } => {
+                self.resigning_since.remove(&process);
                 let deleted = self.resigning.remove(&process).unwrap_or(false);
                 let still_there = self
                     .queue
@@ -444,7 +464,7 @@ impl Checker {
                     return violation(
                         "resign-deletes",
                         format!(
-                            "resign() returned to {name}, but its key {key} (version {version}) is still in the queue, so the next candidate waits for its TTL: delete it with delete(key, {{ version }})"
+                            "resign() returned to {name}, but its key {key:?} (version {version}) is still in the queue, so the next candidate waits for its TTL: delete it with delete(key, {{ version }})"
                         ),
                         index,
                         at_ms,
@@ -481,7 +501,7 @@ impl Checker {
                     return violation(
                         "wake-one",
                         format!(
-                            "{name} slept {ms} ms in campaign() while {ahead_key} was ahead of its key {own_key}: sleeping and reading the queue again is polling, which reads the store over and over; watch the key just ahead of yours, from the version of your read, so that only its departure wakes you"
+                            "{name} slept {ms} ms in campaign() while {ahead_key:?} was ahead of its key {own_key:?}: sleeping and reading the queue again is polling, which reads the store over and over; watch the key just ahead of yours, from the version of your read, so that only its departure wakes you"
                         ),
                         index,
                         at_ms,
@@ -518,14 +538,31 @@ impl Checker {
         let name = process_name(process);
         let Some((key, after_version)) = self.watching.get(&process) else { return String::new() };
         if self.queue.get(key).is_some_and(|queued| queued.owner == process) {
-            return format!(" (it is watching its own key {key}, which changes only when {name} leaves)");
+            return format!(" (it is watching its own key {key:?}, which changes only when {name} leaves)");
         }
         match (self.queue.contains_key(key), self.departed_version.get(key)) {
             (false, Some(departed)) if departed <= after_version => format!(
-                " (it is watching {key} from version {after_version}, but that key left the queue at version {departed}, so the watch will never see it)"
+                " (it is watching {key:?} from version {after_version}, but that key left the queue at version {departed}, so the watch will never see it)"
             ),
             _ => String::new(),
         }
+    }
+
+    /// A process still inside `resign` when the run ended: its caller never hears whether it left.
+    fn stuck_in_resign(&self, index: usize, end_ms: u64, why: &str) -> Option<Violation> {
+        let (&process, since_ms) =
+            self.resigning_since.iter().find(|(process, _)| !self.crashed.contains_key(process))?;
+        let deleted = if self.resigning.get(&process) == Some(&true) { ", after its key was deleted" } else { "" };
+        violation(
+            "resign-deletes",
+            format!(
+                "{} was still inside resign() (since t={since_ms} ms{deleted}) when the run ended at t={end_ms} ms ({why}): resign must return once the store has answered its delete, with that answer's ok",
+                process_name(process)
+            ),
+            index,
+            end_ms,
+            process,
+        )
     }
 
     fn at_end(&self, execution: &Execution) -> Option<Violation> {
@@ -536,11 +573,15 @@ impl Checker {
             Ending::Limit { limit } => limit.describe(&self.limits),
             Ending::AllFinished | Ending::Stopped => return None,
         };
-        let (&process, since_ms) = self.campaigning.iter().find(|(process, _)| !self.crashed.contains_key(process))?;
+        let Some((&process, since_ms)) =
+            self.campaigning.iter().find(|(process, _)| !self.crashed.contains_key(process))
+        else {
+            return self.stuck_in_resign(index, end_ms, &why);
+        };
         let queue: Vec<String> = {
             let mut keys: Vec<(&String, &Queued)> = self.queue.iter().collect();
             keys.sort_by_key(|(_, queued)| queued.create_version);
-            keys.iter().map(|(key, queued)| format!("{key} ({})", queued.create_version)).collect()
+            keys.iter().map(|(key, queued)| format!("{key:?} ({})", queued.create_version)).collect()
         };
         let queue = if queue.is_empty() { "empty".to_string() } else { queue.join(", ") };
         // A crashed candidate's key with no TTL never leaves the queue: that, not the watch, is the story.
@@ -552,7 +593,7 @@ impl Checker {
             .min_by_key(|(_, queued, _)| queued.create_version);
         let advice = match abandoned {
             Some((key, queued, crashed_ms)) => format!(
-                "{key} is {}'s key, created with no TTL, and {} crashed at t={crashed_ms} ms, so that key never leaves the queue: create your key with a TTL, compareAndSwap(key, ctx.name, null, {{ ttlMs }}), so that the store removes it if you crash",
+                "{key:?} is {}'s key, created with no TTL, and {} crashed at t={crashed_ms} ms, so that key never leaves the queue: create your key with a TTL, compareAndSwap(key, ctx.name, null, {{ ttlMs }}), so that the store removes it if you crash",
                 process_name(queued.owner),
                 process_name(queued.owner)
             ),
@@ -669,7 +710,7 @@ mod tests {
         let (rule, message) = story(Mistake::Polls, "queue");
         assert_eq!(rule, "wake-one", "{message}");
         assert!(
-            message.contains("p2 slept 20 ms in campaign() while election/p1 was ahead of its key election/p2"),
+            message.contains("p2 slept 20 ms in campaign() while \"election/p1\" was ahead of its key \"election/p2\""),
             "{message}"
         );
     }
@@ -691,7 +732,7 @@ mod tests {
         let (rule, message) = story(Mistake::NoTtl, "leader-crashes");
         assert_eq!(rule, "no-stuck-waiter", "{message}");
         assert!(
-            message.contains("election/p1 is p1's key, created with no TTL, and p1 crashed at t=300 ms"),
+            message.contains("\"election/p1\" is p1's key, created with no TTL, and p1 crashed at t=300 ms"),
             "{message}"
         );
         assert!(!message.contains("A watch only wakes you"), "{message}");
@@ -701,6 +742,6 @@ mod tests {
     fn a_waiter_watching_its_own_key_is_told_so() {
         let (rule, message) = story(Mistake::WatchesItself, "alone");
         assert_eq!(rule, "no-stuck-waiter", "{message}");
-        assert!(message.contains("it is watching its own key election/p1"), "{message}");
+        assert!(message.contains("it is watching its own key \"election/p1\""), "{message}");
     }
 }

@@ -320,11 +320,11 @@ mod tests {
             ElectionExercise.check(&case, &run_rust(variant, &case)).unwrap().message
         };
         let herd = message_of(ElectionVariant::Herd, "queue");
-        assert!(herd.contains("delete of election/p1") && herd.contains("woke p3 and p2"), "{herd}");
+        assert!(herd.contains("delete of \"election/p1\"") && herd.contains("woke p3 and p2"), "{herd}");
         let stuck = message_of(ElectionVariant::MissesDeletion, "deleted-before-watch");
         assert!(stuck.contains("p2 was still waiting in campaign()"), "{stuck}");
         let kept = message_of(ElectionVariant::KeepsKeyOnResign, "alone");
-        assert!(kept.contains("resign() returned to p1, but its key election/p1"), "{kept}");
+        assert!(kept.contains("resign() returned to p1, but its key \"election/p1\""), "{kept}");
         for message in [herd, stuck, kept] {
             assert!(!message.contains('\n'), "{message}");
         }

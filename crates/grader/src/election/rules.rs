@@ -3,10 +3,10 @@
 use crate::rules::{Rule, NO_ERRORS};
 
 pub const RULES: &[Rule] = &[
-    Rule { id: "one-leader", statement: "At most one process leads at a time.", why: "Two leaders at once is what an election exists to prevent." },
+    Rule { id: "one-leader", statement: "At most one process leads at a time: `campaign` returns to nobody while another process's leadership lasts (until that process calls `resign` or crashes, or its key leaves the store).", why: "Two leaders at once is what an election exists to prevent." },
     Rule { id: "queue-order", statement: "`campaign` returns the caller's own key, and only once that key is the oldest in the queue (the lowest create version under the prefix).", why: "Candidates take office in the order they joined; a process that jumps the queue leads beside the rightful leader." },
-    Rule { id: "wake-one", statement: "A candidate's departure wakes at most one waiter: each waiter watches only the key just ahead of it.", why: "If every waiter watches the leader, each change of leader wakes them all to read the queue at once (the thundering herd)." },
-    Rule { id: "resign-deletes", statement: "`resign` deletes the caller's own key, and nobody else's.", why: "A key left behind holds up the whole queue until its TTL runs out." },
+    Rule { id: "wake-one", statement: "A candidate's departure wakes at most one waiter: each waiter watches only the key just ahead of it, never sleeps while an older key is ahead of its own, and makes at most 4 store calls in `campaign` for each change of the queue, and 4 before the first.", why: "If every waiter watches the leader, each change of leader wakes them all to read the queue at once (the thundering herd)." },
+    Rule { id: "resign-deletes", statement: "`resign` deletes the caller's own key, and nobody else's, and returns once the store has answered.", why: "A key left behind holds up the whole queue until its TTL runs out." },
     Rule { id: "no-stuck-waiter", statement: "When the key ahead of a waiter goes away, the queue moves on: on a calm network the oldest candidate takes office within a few round trips, and nobody is left waiting when nothing more can happen.", why: "A waiter that missed its predecessor's departure, or watches the wrong key, waits forever or until some TTL runs out." },
     NO_ERRORS,
 ];
