@@ -87,3 +87,25 @@ test("a replay link round-trips any token and any source, `~` included (every ca
     assert.deepEqual(parseReplayFragment(fragment), { exercise, token: token || "t", source });
   }
 });
+
+test("a very long failing run shows its first and last events, says how many it left out, and the page and the CLI agree on where", async () => {
+  // A 1.6 KB election.js that lists the queue 500 times inside resign(): every failing run is that flood.
+  const source = readFileSync(new URL("./fixtures/hostile/election/list-flood-in-resign.js", import.meta.url), "utf8");
+  const flood = await gradeSource(engines, { exercise: "election", source, options: { seeds: 2 } });
+  const long = flood.tests.map((t) => t.counterexample).find((c) => c?.omitted);
+  assert.ok(long, "some counterexample leaves events out");
+  const { after, count } = long.omitted;
+  assert.ok(count > 0 && after > 0 && after < long.trace.length);
+  assert.equal(long.words.length, long.trace.length, "one sentence per event shown");
+  assert.equal(long.violation.traceIndex, long.trace.length - 1, "the violation is the last event shown");
+  const model = timelineModel(long.trace, long.violation, long.processes, long.words, long.omitted);
+  assert.deepEqual(model.gap, { afterStep: after - 1, count, fromMs: long.trace[after - 1].atMs, toMs: long.trace[after].atMs });
+  assert.equal(model.steps.at(-1).violation, true);
+  const text = engines.leaselab.renderCounterexample(JSON.stringify(long));
+  const lines = text.split("\n");
+  const gapLine = lines.findIndex((line) => line.includes(`… ${count} events not shown`));
+  assert.equal(gapLine, 2 + after, "the CLI marks the gap after the same events: a violation line, a header, then the first events");
+  for (const step of model.steps) assert.ok(text.includes(step.text), `the CLI's timeline lacks "${step.text}"`);
+  // Without the gap, the same model has none.
+  assert.equal(timelineModel(counterexample.trace, counterexample.violation, counterexample.processes, counterexample.words).gap, null);
+});

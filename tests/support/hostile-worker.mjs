@@ -42,7 +42,9 @@ async function grade(job) {
     const replays = [];
     for (const test of job.replay ? report.tests : []) {
       if (!test.counterexample) continue;
-      const expected = JSON.stringify(test.counterexample.violation);
+      // A report that leaves events out of a long run counts its violation's index in the events it shows; the replay has them all.
+      const { violation: reported, omitted } = test.counterexample;
+      const expected = JSON.stringify(omitted && reported.traceIndex !== null ? { ...reported, traceIndex: reported.traceIndex + omitted.count } : reported);
       try {
         const { violation } = await replaySource(engines, { exercise: job.exercise, source, token: test.counterexample.replayToken });
         if (JSON.stringify(violation) !== expected) replays.push({ test: test.name, expected, got: JSON.stringify(violation) });

@@ -360,20 +360,27 @@ pub fn minimize<E: Exercise>(
         }
     }
     let shrunk = sim::shrink::shrink(case, attempts_max, candidates, &mut keeps);
-    let (mut execution, violation) = best;
+    let (mut execution, mut violation) = best;
     // The story ends where the rule broke: what came after is noise.
     if let Some(index) = violation.trace_index {
         execution.trace.truncate(index + 1);
     }
-    let words = crate::timeline::event_words(&execution.trace);
+    // The words are made from the whole trace, as a replay's are; then a very
+    // long run keeps its first and last events (the violation is the last).
+    let (words, _) = crate::shown::shown_events(crate::timeline::event_words(&execution.trace));
+    let (trace, omitted) = crate::shown::shown_events(execution.trace);
+    if let (Some(index), Some(omitted)) = (violation.trace_index.as_mut(), omitted) {
+        *index -= omitted.count;
+    }
     Counterexample {
         replay_token: replay_token(exercise, &shrunk.case),
         processes: shrunk.case.plan.processes,
-        // The learner's texts in it, shown bounded (crate::shown); the words were made from the whole trace, as a replay's are.
-        trace: crate::shown::shown_trace(&execution.trace),
+        // The learner's texts in it, shown bounded (crate::shown).
+        trace: crate::shown::shown_trace(&trace),
         words,
         ending: execution.ending,
         violation,
         shrunk_from_events,
+        omitted,
     }
 }

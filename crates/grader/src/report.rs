@@ -50,6 +50,19 @@ pub struct Counterexample {
     /// host tells the story in the same sentences.
     #[serde(default)]
     pub words: Vec<crate::timeline::EventWords>,
+    /// The events of a very long run that `trace` and `words` leave out
+    /// (`crate::shown::shown_events`); the replay token reproduces them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<OmittedEvents>,
+}
+
+/// Events left out of the middle of a counterexample: `count` of them, after
+/// the first `after` events that `trace` shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OmittedEvents {
+    pub after: usize,
+    pub count: usize,
 }
 
 /// One test of a suite.

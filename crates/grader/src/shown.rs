@@ -39,6 +39,31 @@ pub const TRACE_RECORDS_PAST_BUDGET: usize = 3;
 pub const WORDS_BUDGET_CHARS: usize = 32 * 1024;
 pub const WORDS_CHARS_PAST_BUDGET: usize = 160;
 
+/// The most events a counterexample shows: its first EVENTS_SHOWN_FIRST and
+/// its last ones, the violation among them. Shrinking makes a story short,
+/// but not one whose run is long by the learner's own doing: a 1.6 KB
+/// election.js that lists the queue 500 times inside resign() failed every
+/// test with the same 1,600 events, a 7 MB report, and a run may record
+/// 20,000. Every counterexample of the accuracy corpus and the known-buggy
+/// ports is shown whole (the longest, 218 events, is a lease run), and a
+/// replay of the token shows every event. With the texts' bounds above, an
+/// event shows at most about 800 bytes (its trace entry, its words and its
+/// line of the text timeline), so a test's counterexample about 200 KB.
+pub const EVENTS_SHOWN_MAX: usize = 240;
+pub const EVENTS_SHOWN_FIRST: usize = 40;
+
+/// `events` as a report shows them: all of them, or the first
+/// EVENTS_SHOWN_FIRST and the last ones, up to EVENTS_SHOWN_MAX in all, with
+/// what was left out between.
+pub fn shown_events<T>(mut events: Vec<T>) -> (Vec<T>, Option<crate::report::OmittedEvents>) {
+    if events.len() <= EVENTS_SHOWN_MAX {
+        return (events, None);
+    }
+    let count = events.len() - EVENTS_SHOWN_MAX;
+    events.drain(EVENTS_SHOWN_FIRST..EVENTS_SHOWN_FIRST + count);
+    (events, Some(crate::report::OmittedEvents { after: EVENTS_SHOWN_FIRST, count }))
+}
+
 /// A counterexample's trace as a report shows it: every string cut to
 /// TRACE_TEXT_CHARS_MAX characters, or shorter once the trace has shown
 /// TRACE_TEXT_BUDGET_CHARS of them.
@@ -130,6 +155,20 @@ fn cut_tree(tree: &mut Value, max: usize, records: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_run_shows_its_first_and_last_events_and_says_how_many_it_left_out() {
+        let (short, omitted) = shown_events((0..EVENTS_SHOWN_MAX).collect::<Vec<_>>());
+        assert_eq!((short.len(), omitted), (EVENTS_SHOWN_MAX, None));
+        let (shown, omitted) = shown_events((0..1_000).collect::<Vec<usize>>());
+        let omitted = omitted.expect("a long run leaves events out");
+        assert_eq!(shown.len(), EVENTS_SHOWN_MAX);
+        assert_eq!((omitted.after, omitted.count), (EVENTS_SHOWN_FIRST, 1_000 - EVENTS_SHOWN_MAX));
+        assert_eq!(shown[..EVENTS_SHOWN_FIRST], (0..EVENTS_SHOWN_FIRST).collect::<Vec<_>>()[..]);
+        // The last event, where a counterexample's rule broke, is always shown.
+        assert_eq!(shown[EVENTS_SHOWN_FIRST], EVENTS_SHOWN_FIRST + omitted.count);
+        assert_eq!(shown.last(), Some(&999));
+    }
 
     #[test]
     fn short_text_is_left_alone_and_long_text_says_how_long_it_was() {

@@ -7,7 +7,7 @@
 //
 // Functional core, imperative shell: `update(state, action)` is pure; the
 // shell runs the worker, the editor and the DOM.
-import { h } from "../dom.js";
+import { h, replaceChildren } from "../dom.js";
 import { createEditor } from "./editor.js";
 import { DeadlineError, gradeInWorker, labInWorker, prepareGrading, replayInWorker } from "./client.js";
 import { parseReplayFragment, replayFragment } from "./link.js";
@@ -189,6 +189,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
         violation: counterexample.violation,
         trace: counterexample.trace,
         words: counterexample.words,
+        omitted: counterexample.omitted ?? null,
         processes: counterexample.processes,
         token: counterexample.replayToken,
         source: state.source,
@@ -208,7 +209,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
       story.replaceChildren();
       return;
     }
-    const model = timelineModel(open.trace, open.violation, open.processes, open.words);
+    const model = timelineModel(open.trace, open.violation, open.processes, open.words, open.omitted);
     const current = model.steps[state.step];
     const canvas = h("div", { class: "story-canvas", tabindex: "0", role: "group", "aria-label": "Timeline (scrolls sideways on small screens)" }, renderTimeline(model, state.step));
     const copy = h("button", {
@@ -230,9 +231,13 @@ export function mountRunner(root, { exercise, grading, progress }) {
     const consoleBeside = model.console.length
       ? h("ol", { class: "story-console", "aria-label": "Console output", tabindex: "0" }, model.console.map((line) => h("li", { class: line.step === state.step ? "is-current" : line.step > state.step ? "is-later" : "" }, h("span", { class: "story-console-who" }, `${line.lane} @ ${line.atMs} ms`), ` ${line.text}`)))
       : h("p", { class: "story-console-empty" }, "Your code printed nothing in this run.");
-    story.replaceChildren(
+    replaceChildren(
+      story,
       h("h4", { class: "story-heading", tabindex: "-1" }, `Failing run: ${open.title}`),
       h("p", { class: "story-violation" }, open.violation.message),
+      model.gap
+        ? h("p", { class: "story-gap" }, `This run is long: ${model.gap.count} events between t=${model.gap.fromMs} ms and t=${model.gap.toMs} ms are not shown (the hatched band). “Copy link” opens the whole run.`)
+        : null,
       canvas,
       renderTimelineLegend(),
       h(
@@ -248,7 +253,7 @@ export function mountRunner(root, { exercise, grading, progress }) {
       h(
         "p",
         { class: `story-step${current?.violation ? " is-violation" : ""}`, "aria-live": "polite" },
-        current ? `t=${current.atMs} ms · ${current.lane}${current.localMs !== null ? ` (its clock: ${current.localMs} ms)` : ""}: ${current.text}${current.violation ? " ← the rule breaks here" : ""}` : "",
+        current ? `t=${current.atMs} ms · ${current.lane}${current.localMs !== null ? ` (its clock: ${current.localMs} ms)` : ""}: ${current.text}${current.violation ? " ← the rule breaks here" : ""}${model.gap?.afterStep === state.step ? ` (then ${model.gap.count} events not shown)` : ""}` : "",
       ),
       consoleBeside,
       copyNote,

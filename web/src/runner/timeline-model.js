@@ -10,13 +10,17 @@
 // them out.
 
 /**
- * `{ lanes, endMs, calls, holds, pauses, marks, steps, console }` where
+ * `{ lanes, endMs, calls, holds, pauses, marks, steps, console, gap }` where
  * lanes are "p1"… then "store"; calls are `{ lane, invokeMs, applyMs,
  * completeMs, text, step }`; holds are ownership bars `{ lane, fromMs, toMs,
  * label }`; steps are `{ index, atMs, lane, text, localMs, violation }`.
  * `words` is the grader's `[{ text, call? }]`, one per event of `trace`.
+ * `omitted` is the counterexample's `{ after, count }` when the grader left
+ * events out of a very long run (`grader::shown::shown_events`); `gap` is
+ * then `{ afterStep, count, fromMs, toMs }`, the steps and times it falls
+ * between, else null.
  */
-export function timelineModel(trace, violation, processes, words) {
+export function timelineModel(trace, violation, processes, words, omitted = null) {
   if (!Array.isArray(words) || words.length < trace.length) throw new Error("timelineModel needs the grader's words for every event of the trace");
   const laneOf = (process) => (process === null || process === undefined ? "store" : `p${process + 1}`);
   const lanes = [...Array.from({ length: processes }, (_, index) => `p${index + 1}`), "store"];
@@ -96,5 +100,9 @@ export function timelineModel(trace, violation, processes, words) {
     steps.push({ index, atMs: event.atMs, localMs: event.localMs ?? null, lane, text, violation: violation?.traceIndex === index });
   });
   for (const hold of holds) hold.toMs ??= endMs;
-  return { lanes, endMs, calls: [...calls.values()], holds, pauses, marks, steps, console: consoleLines };
+  const gap =
+    omitted && omitted.after > 0 && omitted.after < trace.length
+      ? { afterStep: omitted.after - 1, count: omitted.count, fromMs: trace[omitted.after - 1].atMs, toMs: trace[omitted.after].atMs }
+      : null;
+  return { lanes, endMs, calls: [...calls.values()], holds, pauses, marks, steps, console: consoleLines, gap };
 }

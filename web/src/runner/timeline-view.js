@@ -49,6 +49,12 @@ export function renderTimeline(model, currentStep, widthPx = 720) {
     root.append(svg("line", { x1: LEFT_PX, y1: y, x2: widthPx - RIGHT_PX, y2: y, class: lane === "store" ? "timeline-lane timeline-lane-store" : "timeline-lane" }));
     root.append(svg("text", { x: 8, y: y + 4, class: "timeline-lane-label" }, lane));
   }
+  // Events the grader left out of a very long run: a band across every lane, so nothing drawn inside it looks complete.
+  if (model.gap) {
+    const band = svg("rect", { x: x(model.gap.fromMs), y: TOP_PX - 4, width: Math.max(4, x(model.gap.toMs) - x(model.gap.fromMs)), height: heightPx - TOP_PX, class: "timeline-gap" });
+    band.append(svg("title", {}, `${model.gap.count} events not shown`));
+    root.append(band);
+  }
   for (const pause of model.pauses) {
     const y = laneY(pause.lane);
     root.append(svg("rect", { x: x(pause.fromMs), y: y - 12, width: Math.max(2, x(pause.toMs) - x(pause.fromMs)), height: 24, class: "timeline-pause" }, null));
