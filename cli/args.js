@@ -19,7 +19,17 @@ submission directory, a pipe or a device is refused (that exercise scores 0).
 
 options:
   --exercise NAME   grade a single file as this exercise (${EXERCISE_NAMES.join(", ")})
-  --seed S          first seed of the random schedules (default ${registry.defaults.firstSeed}; or LEASELAB_SEED)
+  --require LIST    the exercises every submission directory must hold: all, or
+                    names separated by commas (${EXERCISE_NAMES.slice(0, 2).join(",")}); a missing file is
+                    reported as that exercise scoring 0, with an error naming the
+                    file to add, and the exit status is 1. Without it, a directory
+                    is graded on the files it has. Only for directories: with a
+                    file argument or --exercise it is a usage error (a file is
+                    one exercise by choice)
+  --seed S          first seed of the random schedules (default ${registry.defaults.firstSeed}; or LEASELAB_SEED).
+                    Replay tokens carry it; with --format gradescope (which
+                    learners read) a seed other than the default is kept secret:
+                    tokens go only to a test hidden from learners
   --seeds N         how many random schedules per exercise (default ${DEFAULT_SEEDS}, as in
                     the browser; at most ${SEEDS_MAX})
   --format F        text (default), json, junit, gradescope, exercism or github
@@ -77,9 +87,24 @@ function wholeNumber(flag, text, minimum) {
   return Number(text);
 }
 
-/** `{ command, inputs, exercise, firstSeed, seeds, format, out, csv, shard, jobs, wasmTier, timeoutMs }` or throws UsageError. */
+/**
+ * The exercises `--require` names: every exercise for `all`, else the names
+ * separated by commas, each checked against the registry (in the lesson's
+ * order, each once). Throws UsageError.
+ */
+function requiredExercises(text) {
+  if (text === "all") return [...EXERCISE_NAMES];
+  const names = text.split(",").map((name) => name.trim());
+  const unknown = names.filter((name) => !EXERCISE_NAMES.includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--require needs all or exercise names separated by commas (${EXERCISE_NAMES.join(", ")}); got "${text}"`);
+  }
+  return EXERCISE_NAMES.filter((name) => names.includes(name));
+}
+
+/** `{ command, inputs, exercise, require, firstSeed, seeds, format, out, csv, shard, jobs, wasmTier, timeoutMs }` or throws UsageError. */
 export function parseArgs(argv, env = {}) {
-  const options = { command: null, inputs: [], exercise: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, wasmTier: "auto", timeoutMs: null, help: false, version: false };
+  const options = { command: null, inputs: [], exercise: null, require: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, wasmTier: "auto", timeoutMs: null, help: false, version: false };
   let seedGiven = false;
   const rest = [...argv];
   while (rest.length > 0) {
@@ -99,6 +124,9 @@ export function parseArgs(argv, env = {}) {
       case "--exercise":
         options.exercise = value();
         if (!EXERCISE_NAMES.includes(options.exercise)) throw new UsageError(`--exercise must be one of ${EXERCISE_NAMES.join(", ")}; got "${options.exercise}"`);
+        break;
+      case "--require":
+        options.require = requiredExercises(value());
         break;
       case "--seed":
         options.firstSeed = wholeNumber("--seed", value(), 0);
@@ -148,6 +176,8 @@ export function parseArgs(argv, env = {}) {
     throw new UsageError(options.command === null ? "no command given" : `unknown command "${options.command}"; the command is grade`);
   }
   if (options.inputs.length === 0) throw new UsageError("grade needs at least one file or directory");
+  // --exercise picks one file to grade; --require says what a directory must hold. Together they contradict.
+  if (options.require && options.exercise) throw new UsageError("--require and --exercise cannot be combined: --exercise grades one exercise, --require lists the exercises a submission directory must hold");
   // Checked before grading, so a class's batch is not graded only to be thrown away.
   // A shard is always graded as a batch (a table and a CSV), even when its part holds one submission.
   if ((options.inputs.length > 1 || options.shard) && options.format !== "text" && !options.out) {

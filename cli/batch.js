@@ -14,6 +14,7 @@ import { gradingDeadlineMs } from "../runner/limits.js";
 import { registry } from "./registry.js";
 import { GradingThread } from "./grading-thread.js";
 import { mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
+import { ungradedReason } from "./submissions.js";
 
 /**
  * `[{ name, results: [{ exercise, path, report }] }]`, one per submission,
@@ -37,7 +38,7 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
   const { firstSeed, seeds } = options;
   const deadlineMs = options.deadlineMs ?? gradingDeadlineMs(seeds);
   const reports = submissions.map((submission) => submission.files.map(() => null));
-  // Refused files (submissions.js) are not graded; they get their error report at the end.
+  // Refused and missing files (submissions.js) are not graded; they get their error report at the end.
   const { files, parts, threads } = plan;
   const requests = parts === 1 ? [{ firstSeed, seeds }] : splitGrading({ firstSeed, seeds }, parts);
   // One job per part of each file: the files in order, each file's parts together.
@@ -50,7 +51,7 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
     }
     return requests.map((request, part) => ({ file, part, request }));
   });
-  const unfinished = submissions.map((submission) => submission.files.filter((file) => !file.refused).length);
+  const unfinished = submissions.map((submission) => submission.files.filter((file) => ungradedReason(file) === null).length);
 
   let maxScores = null;
   const graded = (s) => ({
@@ -58,7 +59,7 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
     results: submissions[s].files.map((file, f) => ({
       exercise: file.exercise,
       path: file.path,
-      report: reports[s][f] ?? errorReport(file.exercise, maxScores[file.exercise], file.refused),
+      report: reports[s][f] ?? errorReport(file.exercise, maxScores[file.exercise], ungradedReason(file)),
     })),
   });
   /** A file's report is final, once: a part that finishes after another part of its file failed is dropped. */
@@ -92,7 +93,7 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
       maxScores = thread.maxScores;
       submissions.forEach((submission, s) => {
         submission.files.forEach((file, f) => {
-          if (file.refused) onFile?.(s, f, graded(s).results[f].report);
+          if (ungradedReason(file) !== null) onFile?.(s, f, graded(s).results[f].report);
         });
       });
     }
@@ -146,7 +147,7 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
   await Promise.all(Array.from({ length: threads }, slot));
   if (fatal) throw fatal;
   submissions.forEach((submission, s) => {
-    if (submission.files.every((file) => file.refused)) onDone?.(graded(s));
+    if (submission.files.every((file) => ungradedReason(file) !== null)) onDone?.(graded(s));
   });
   return submissions.map((_, s) => graded(s));
 }
@@ -171,11 +172,11 @@ function inOrder(emit) {
 }
 
 /**
- * The report of a file that was refused, ran out of time or memory, or broke
- * the grader: the shape the runner gives a file that could not be run (no
- * tests, one problem), so every format shows it as an error scoring 0. Made
- * here, in the main thread, which has the registry already; the grading
- * threads never need it.
+ * The report of a file that was refused or is missing, ran out of time or
+ * memory, or broke the grader: the shape the runner gives a file that could
+ * not be run (no tests, one problem), so every format shows it as an error
+ * scoring 0. Made here, in the main thread, which has the registry already;
+ * the grading threads never need it.
  */
 function errorReport(exercise, maxScore, problem) {
   return { exercise, graderVersion: registry.graderVersion, score: 0, maxScore, problems: [problem], tests: [] };

@@ -1,9 +1,10 @@
 // How a job's exercise files are spread over grading threads: which files
-// are graded (refused ones are not), into how many parts each file's grading
-// is split, and how many threads start. One plan, read by the batch that
-// grades (batch.js) and by the choice of V8's compiler made before it
-// (wasm-tier.js, main.js).
+// are graded (refused and missing ones are not), into how many parts each
+// file's grading is split, and how many threads start. One plan, read by the
+// batch that grades (batch.js) and by the choice of V8's compiler made before
+// it (wasm-tier.js, main.js).
 import { PARTS_MAX } from "../runner/merge.js";
+import { ungradedReason } from "./submissions.js";
 
 /**
  * `{ files: [{ s, f, file }], parts, threads }` for grading `submissions`,
@@ -14,7 +15,7 @@ export function gradingPlan(submissions, jobs, seeds) {
   const files = [];
   submissions.forEach((submission, s) => {
     submission.files.forEach((file, f) => {
-      if (!file.refused) files.push({ s, f, file });
+      if (ungradedReason(file) === null) files.push({ s, f, file });
     });
   });
   const parts = partsPerFile(jobs, files.length, seeds);
@@ -34,7 +35,7 @@ export function partsPerFile(jobs, files, seeds) {
 
 /**
  * How many threads grade `files` files in `parts` parts each with `jobs`
- * allowed: at least one, even if every file was refused, because a thread
+ * allowed: at least one, even if no file can be graded, because a thread
  * knows the maximum scores.
  */
 function gradingThreads(jobs, files, parts) {

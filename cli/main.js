@@ -23,6 +23,7 @@ import { nameSubmissions, reportStems } from "./report-names.js";
 import { shardOf } from "./shard.js";
 import { chooseWasmTier, useBaselineCompilerOnly } from "./wasm-tier.js";
 import { InputError, loadSubmissions } from "./submissions.js";
+import { registry } from "./registry.js";
 
 const EXTENSIONS = { text: "txt", json: "json", junit: "xml", gradescope: "json", exercism: "json", github: "md" };
 const RENDER = { text: renderText, json: renderJson, junit: renderJunit, gradescope: renderGradescope, exercism: renderExercism };
@@ -142,7 +143,8 @@ async function writeReport(graded, options, out, { stdout, env, attempt }) {
     else writeStream(stdout, summary);
     return;
   }
-  const text = RENDER[options.format](graded);
+  // A seed other than the default is the course's secret; replay tokens carry it (see --help).
+  const text = RENDER[options.format](graded, { secretSeed: options.firstSeed !== registry.defaults.firstSeed });
   if (out) await attempt(() => writeOutput(out, text));
   else writeStream(stdout, text);
 }

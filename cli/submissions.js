@@ -5,23 +5,26 @@
 // caller's mistake and stops the run (exit 2). A file that exists but is
 // refused (a pipe, a device, a link out of its folder, too large, not UTF-8)
 // is the submission's problem: it is kept with its reason, scores 0 as an
-// error, and every other file is still graded.
-import { readdir, realpath, stat } from "node:fs/promises";
+// error, and every other file is still graded. So is a file that `--require`
+// asks for and the directory lacks: the learner left out an exercise.
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { UsageError } from "./args.js";
 import { registry } from "./registry.js";
+import { readSource, RefusedFile } from "./read-source.js";
 
 const FILES = registry.exercises.map((entry) => entry.file).join(", ");
-import { readSource, RefusedFile } from "./read-source.js";
 
 /** An input that cannot be used at all: exit status 2. */
 export class InputError extends Error {}
 
 /**
- * `[{ input, files: [{ exercise, path, source } or { exercise, path, refused }] }]`,
- * one entry per input, in order; `refused` is the one-line reason.
+ * `[{ input, files: [{ exercise, path, source } or { exercise, path, refused } or { exercise, path, missing }] }]`,
+ * one entry per input, in order; `refused` and `missing` are one-line
+ * reasons (ungradedReason). `require`: the exercise names each directory
+ * must hold (--require), or null.
  */
-export async function loadSubmissions(inputs, { exercise }) {
+export async function loadSubmissions(inputs, { exercise, require = null }) {
   const submissions = [];
   for (const input of inputs) {
     const info = await stat(input).catch(() => null);
@@ -34,17 +37,20 @@ export async function loadSubmissions(inputs, { exercise }) {
       const files = [];
       for (const entry of registry.exercises) {
         if (exercise !== null && entry.name !== exercise) continue;
-        if (!names.includes(entry.file)) continue;
-        files.push(await loadFile(entry.name, join(input, entry.file), folder));
+        if (names.includes(entry.file)) files.push(await loadFile(entry.name, join(input, entry.file), folder));
+        else if (require?.includes(entry.name)) files.push({ exercise: entry.name, path: join(input, entry.file), missing: missingMessage(entry.file) });
       }
-      if (files.length === 0 && exercise !== null) {
-        throw new InputError(`${input}: no ${registry.exercise(exercise).file} found; --exercise ${exercise} grades that file of the directory`);
-      }
-      if (files.length === 0) {
-        throw new InputError(`${input}: no exercise file found; a submission directory holds ${FILES} (any of them)`);
+      // A directory with no exercise file at all is more likely the wrong folder (or a
+      // zip unpacked one level too deep) than a learner who skipped every exercise.
+      if (!files.some((file) => !file.missing)) {
+        const found = await listFiles(input);
+        const seen = found.length > 0 ? `; it holds ${found.join(", ")}` : "; it is empty";
+        if (exercise !== null) throw new InputError(`${input}: no ${registry.exercise(exercise).file} found; --exercise ${exercise} grades that file of the directory${seen}`);
+        throw new InputError(`${input}: no exercise file found; a submission directory holds ${FILES} (any of them)${seen}`);
       }
       submissions.push({ input, files });
     } else {
+      if (require) throw new UsageError(`${input}: --require applies to submission directories, and this is a file; grade its directory, or drop --require`);
       const guessed = registry.byFile(basename(input))?.name;
       const chosen = exercise ?? guessed;
       if (!chosen) {
@@ -65,4 +71,47 @@ async function loadFile(exercise, path, folder) {
     if (error instanceof RefusedFile) return { exercise, path, refused: error.message };
     throw error;
   }
+}
+
+/** Why a loaded file is not graded (refused, or required and missing), or null when it is graded. */
+export function ungradedReason(file) {
+  return file.refused ?? file.missing ?? null;
+}
+
+/** What a learner reads for an exercise file `--require` asks for and their submission lacks. */
+function missingMessage(fileName) {
+  return `${fileName} is missing from this submission, and this exercise is required, so it scores 0; add your ${fileName} (named exactly that, beside the other exercise files) and submit again`;
+}
+
+/** The most files `listFiles` names, and the most directory entries it looks at (a submission is untrusted: it may hold a huge tree). */
+const LISTED_FILES_MAX = 20;
+const LISTED_ENTRIES_MAX = 2000;
+
+/**
+ * Up to LISTED_FILES_MAX files under `folder`, as paths relative to it,
+ * breadth first in name order, with "… (N more)" when there are more: what a
+ * message shows of a folder that holds no exercise file, so whoever made it
+ * sees where their files went. Links are listed, never followed; dot-entries
+ * and macOS's `__MACOSX` zip metadata are left out.
+ */
+async function listFiles(folder) {
+  const files = [];
+  let more = 0;
+  let looked = 0;
+  const queue = [""];
+  while (queue.length > 0 && looked < LISTED_ENTRIES_MAX) {
+    const relative = queue.shift();
+    const names = (await readdir(join(folder, relative)).catch(() => [])).sort();
+    for (const name of names) {
+      if (name.startsWith(".") || name === "__MACOSX" || looked >= LISTED_ENTRIES_MAX) continue;
+      looked += 1;
+      const path = relative === "" ? name : `${relative}/${name}`;
+      const info = await lstat(join(folder, path)).catch(() => null);
+      if (info?.isDirectory()) queue.push(path);
+      else if (files.length < LISTED_FILES_MAX) files.push(path);
+      else more += 1;
+    }
+  }
+  if (more > 0 || queue.length > 0) files.push(`… (${more > 0 ? `${more} more` : "more"}${queue.length > 0 ? ", not all folders looked at" : ""})`);
+  return files;
 }

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadNodeRegistry } from "../runner/node/engines.js";
+import { deadlineMessage } from "../runner/limits.js";
 import { DIST, envWithoutRust, installPackage, LESSON, requireDist, run, scratchFolder } from "./support/dist.mjs";
 
 const registry = await loadNodeRegistry();
@@ -19,7 +20,7 @@ const env = { ...envWithoutRust(scratch), LEASELAB_PREFIX: prefix };
 await installPackage(prefix, env);
 let folders = 0;
 
-/** A fresh solution folder holding `files` ({ name: text }), graded as `slug`; resolves to the run and its results.json. */
+/** A fresh solution folder holding `files` ({ name: text or bytes }), graded as `slug`; resolves to the run and its results.json. */
 async function runner(slug, files) {
   folders += 1;
   const solution = join(scratch, `solution-${folders}`);
@@ -33,6 +34,8 @@ async function runner(slug, files) {
 
 /** The lesson's `solution.js` or `starter.js` of an exercise, as text. */
 const lesson = (exercise, which) => readFileSync(join(LESSON, exercise, `${which}.js`), "utf8");
+/** A submission that never finishes loading: one built-in call that runs for hours (tests/fixtures/cli). */
+const HANGS = readFileSync(new URL("fixtures/cli/hang-in-indexof.js", import.meta.url), "utf8");
 
 /** Every field the spec defines, with the types and values it allows (version 3). */
 function assertSpecShape(results) {
@@ -51,7 +54,8 @@ function assertSpecShape(results) {
     if (one.status !== "pass") assert.equal(typeof one.message, "string");
     if (one.output !== undefined) assert.ok(typeof one.output === "string" && one.output.length <= 500);
     assert.equal(typeof one.test_code, "string");
-    assert.ok(Number.isInteger(one.task_id) && one.task_id >= 1, `${one.name}: task_id ${one.task_id}`);
+    // task_id numbers a task heading of the exercise's instructions.md; leaselab's exercises have none.
+    assert.equal(one.task_id, undefined, `${one.name}: task_id ${one.task_id}`);
   }
 }
 
@@ -85,6 +89,8 @@ const ERRORS = [
   ["a missing solution file", "lock", { "README.md": "# lock\n" }, /^<solution-dir>\/?: no lock\.js found/],
   ["a missing export", "lock", { "lock.js": "export const nothing = 1;\n" }, /lock\.js must export `tryLock`; it exports `nothing`/],
   ["an unknown slug", "two-fer", { "two-fer.js": "" }, /--exercise must be one of cas, lock/],
+  // Named relative to the solution, never by the runner's own folders.
+  ["a file that is not UTF-8", "lock", { "lock.js": Buffer.from([0x65, 0x78, 0xff, 0xfe, 0x0a]) }, /^lock\.js is not valid UTF-8 text; save the file as UTF-8$/],
 ];
 for (const [label, slug, files, message] of ERRORS) {
   test(`${label}: status error with a message that says what to do, exit 0`, async () => {
@@ -96,6 +102,14 @@ for (const [label, slug, files, message] of ERRORS) {
     assert.ok(!results.message.includes(solution), `the message shows the runner's paths: ${results.message}`);
   });
 }
+
+test("a solution that hangs is stopped by leaselab's own deadline, well inside Exercism's 20 s, and says it took too long", async () => {
+  const { ran, results } = await runner("lock", { "lock.js": HANGS });
+  assert.equal(ran.status, 0, ran.stderr);
+  assert.equal(results.message, deadlineMessage("lock.js", 15_000));
+  assert.equal(results.status, "error");
+  assertSpecShape(results);
+});
 
 test("called without its three arguments, run.sh says how to call it", async () => {
   const ran = await run(RUN_SH, ["lock"], { env });

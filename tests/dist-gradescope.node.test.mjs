@@ -20,6 +20,8 @@ const SOURCE = join(root, "source");
 const SUBMISSION = join(root, "submission");
 const CONFIG = join(SOURCE, "config.json");
 const VISIBILITIES = ["hidden", "after_due_date", "after_published", "visible"];
+const VERSION = registry.graderVersion.replaceAll(".", "\\.");
+const TOKEN = new RegExp(`lock@${VERSION}:\\S+`);
 
 /** Unzips the bundle into source/ (as Gradescope does) and runs setup.sh from there. */
 async function setUp() {
@@ -33,6 +35,7 @@ async function setUp() {
 /** Puts `files` ({ name: source path }) in a fresh submission/ and runs run_autograder; resolves to results.json. */
 async function grade(fill, config) {
   rmSync(SUBMISSION, { recursive: true, force: true });
+  rmSync(join(root, "results/results.json"), { force: true });
   mkdirSync(SUBMISSION, { recursive: true });
   fill(SUBMISSION);
   writeFileSync(CONFIG, JSON.stringify(config));
@@ -46,6 +49,8 @@ function assertGradescopeShape(results) {
   assert.equal(typeof results.score, "number");
   assert.equal(typeof results.output, "string");
   assert.ok(VISIBILITIES.includes(results.visibility), results.visibility);
+  // The timelines are column-aligned text; Gradescope's default (simple_format) would not keep them so.
+  if (results.tests.length > 0) assert.deepEqual([results.output_format, results.test_output_format], ["text", "text"]);
   assert.ok(Array.isArray(results.tests));
   for (const one of results.tests) {
     assert.equal(typeof one.name, "string");
@@ -63,7 +68,7 @@ const setup = await setUp();
 
 test("the bundle holds setup.sh and run_autograder (executable), config.json and the tarball; setup installs the package", () => {
   for (const script of ["setup.sh", "run_autograder"]) assert.ok(statSync(join(SOURCE, script)).mode & 0o100, `${script} is not executable`);
-  assert.deepEqual(JSON.parse(readFileSync(CONFIG, "utf8")), { seed: null, seeds: null });
+  assert.deepEqual(JSON.parse(readFileSync(CONFIG, "utf8")), { seed: null, seeds: null, require: "all" });
   assert.match(setup.stdout, new RegExp(`grader ${registry.graderVersion.replaceAll(".", "\\.")}`));
 });
 
@@ -76,42 +81,102 @@ test("a passing submission: full marks, every test passed", async () => {
   assert.ok(results.tests.every((one) => one.status === "passed" && one.score === one.max_score));
 });
 
-test("a failing submission: its failures say what went wrong, with a replay token; the secret seed and budget are honoured", async () => {
+test("a failing submission: its failures say what went wrong; the secret seed and budget are honoured, and no replay token (which carries the seed) reaches learners", async () => {
   const fill = (dir) => {
     fillSubmission(dir, "solution", registry.exercises);
     fillSubmission(dir, "starter", [registry.exercise("lock")]);
   };
   const { graded, results } = await grade(fill, { seed: 918273645, seeds: 7 });
   assert.equal(graded.status, 0, graded.stderr);
+  const visible = results.tests.filter((one) => one.visibility !== "hidden");
+  for (const one of visible) assert.doesNotMatch(one.output, TOKEN, one.name);
   assertGradescopeShape(results);
   assert.ok(results.score < TOTAL);
-  const failed = results.tests.filter((one) => one.status === "failed");
+  const failed = visible.filter((one) => one.status === "failed");
   assert.ok(failed.length > 0 && failed.every((one) => one.name.startsWith("lock: ")), failed.map((one) => one.name).join(", "));
   assert.ok(failed.every((one) => one.output.length > 0 && one.score < one.max_score));
-  assert.match(failed.map((one) => one.output).join("\n"), new RegExp(`replay: lock@${registry.graderVersion.replaceAll(".", "\\.")}:`));
-  assert.match(results.output, new RegExp(`with grader ${registry.graderVersion.replaceAll(".", "\\.")}$`));
+  assert.ok(failed.every((one) => one.output.endsWith("\nreplay: withheld, because this course grades on a secret seed and a replay token would reveal it")));
+  // For staff: one test learners never see (score 0 of 0), and extra_data.
+  const [hidden, ...others] = results.tests.filter((one) => one.visibility === "hidden");
+  assert.equal(others.length, 0);
+  assert.deepEqual([hidden.score, hidden.max_score], [0, 0]);
+  assert.equal((hidden.output.match(new RegExp(`replay: lock@${VERSION}:`, "g")) ?? []).length, failed.length);
+  assert.deepEqual(Object.keys(results.extra_data.replay_tokens), failed.map((one) => one.name));
+  assert.match(results.output, new RegExp(`with grader ${VERSION}$`));
   // What staff read in Gradescope's stdout: the budget, and that the seed is the secret one (never its value).
   assert.match(graded.stdout, /grading with 7 random schedules per exercise, on the secret seed from config\.json/);
   assert.doesNotMatch(graded.stdout + graded.stderr + JSON.stringify(results), /918273645/);
 });
 
+test("without a seed in config.json, each failure shows its replay token, as learners see in the browser", async () => {
+  const { results } = await grade((dir) => fillSubmission(dir, "starter", registry.exercises), { seeds: 5 });
+  assertGradescopeShape(results);
+  const failed = results.tests.filter((one) => one.status === "failed" && one.name.startsWith("lock: "));
+  assert.ok(failed.length > 0 && failed.every((one) => new RegExp(`\nreplay: lock@${VERSION}:`).test(one.output)));
+  assert.ok(results.tests.every((one) => one.visibility === "visible"));
+});
+
 test("a different seed in config.json grades on different schedules", async () => {
-  const fill = (dir) => fillSubmission(dir, "starter", [registry.exercise("lock")]);
+  const fill = (dir) => fillSubmission(dir, "starter", registry.exercises);
   const tokens = async (seed) => {
     const { results } = await grade(fill, { seed, seeds: 50 });
-    return results.tests.find((one) => /random schedules/.test(one.name))?.output ?? "";
+    return results.extra_data.replay_tokens["lock: random schedules"];
   };
-  const first = await tokens(1);
+  const first = await tokens(2);
   const secret = await tokens(918273645);
-  assert.match(first, /replay: /);
+  assert.match(first, TOKEN);
   assert.notEqual(first, secret);
 });
 
+test("every exercise is required by default: a submission with only lock.js scores 0 on the others, each saying which file to add", async () => {
+  const { graded, results } = await grade((dir) => fillSubmission(dir, "solution", [registry.exercise("lock")]), { seeds: 5 });
+  assert.equal(graded.status, 0, graded.stderr);
+  assert.equal(results.score, registry.exercise("lock").maxScore);
+  for (const { name, file, maxScore } of registry.exercises.filter((exercise) => exercise.name !== "lock")) {
+    const entry = results.tests.find((one) => one.name.startsWith(`${name}: `));
+    assert.ok(entry, `no test for ${name}: ${results.tests.map((one) => one.name).join(", ")}`);
+    assert.deepEqual([entry.score, entry.max_score, entry.status], [0, maxScore, "failed"], name);
+    assert.ok(entry.output.startsWith(`${file} is missing from this submission, and this exercise is required, so it scores 0; add your ${file}`), entry.output);
+  }
+  assertGradescopeShape(results);
+  assert.match(graded.stdout, /requiring all/);
+  // "require" in config.json: a list of names, or [] for whatever the submission holds.
+  const some = await grade((dir) => fillSubmission(dir, "solution", [registry.exercise("lock")]), { seeds: 5, require: ["lock"] });
+  assert.equal(some.results.score, registry.exercise("lock").maxScore);
+  assert.ok(some.results.tests.every((one) => one.name.startsWith("lock: ") && one.status === "passed"));
+  const none = await grade((dir) => fillSubmission(dir, "solution", [registry.exercise("cas")]), { seeds: 5, require: [] });
+  assert.ok(none.results.tests.every((one) => one.name.startsWith("cas: ") && one.status === "passed"));
+});
+
 test("an uploaded folder (the lesson's export, ownership-election/) is graded as the submission", async () => {
-  const fill = (dir) => fillSubmission(join(dir, "ownership-election"), "solution", [registry.exercise("cas")]);
+  const fill = (dir) => fillSubmission(join(dir, "ownership-election"), "solution", registry.exercises);
   const { results } = await grade(fill, { seeds: 5 });
   assertGradescopeShape(results);
-  assert.ok(results.tests.length > 0 && results.tests.every((one) => one.name.startsWith("cas: ") && one.status === "passed"));
+  assert.equal(results.score, TOTAL);
+});
+
+test("a zip made by macOS Finder (__MACOSX beside the folder, .DS_Store) and folders nested two deep are graded as the submission", async () => {
+  const fill = (dir) => {
+    fillSubmission(join(dir, "homework/ownership-election"), "solution", registry.exercises);
+    mkdirSync(join(dir, "__MACOSX/homework/ownership-election"), { recursive: true });
+    writeFileSync(join(dir, "__MACOSX/homework/ownership-election/._lock.js"), "\u0000\u0005\u0016\u0007");
+    writeFileSync(join(dir, "homework/.DS_Store"), "");
+  };
+  const { graded, results } = await grade(fill, { seeds: 5 });
+  assert.equal(graded.status, 0, graded.stderr);
+  assertGradescopeShape(results);
+  assert.equal(results.score, TOTAL);
+});
+
+test("a file the grader refuses is named by its path in the submission, never the autograder's", async () => {
+  const fill = (dir) => {
+    fillSubmission(join(dir, "ownership-election"), "solution", registry.exercises);
+    writeFileSync(join(dir, "ownership-election/lock.js"), Buffer.from([0x65, 0x78, 0xff, 0xfe, 0x0a]));
+  };
+  const { results } = await grade(fill, { seeds: 5 });
+  const lock = results.tests.find((one) => one.name.startsWith("lock: "));
+  assert.equal(lock.output, "ownership-election/lock.js is not valid UTF-8 text; save the file as UTF-8");
+  assert.ok(!JSON.stringify(results).includes(root), "no path of the autograder's");
 });
 
 test("a submission with no exercise file gets a results.json that says what to upload", async () => {
@@ -122,10 +187,22 @@ test("a submission with no exercise file gets a results.json that says what to u
   assert.match(results.output, /could not be graded/);
   assert.match(results.output, /no exercise file found; a submission directory holds cas\.js/);
   assert.ok(!results.output.includes(root), `the output shows the grader's paths: ${results.output}`);
+  // What it does hold, as paths in the submission, so the learner sees where the files went.
+  const misplaced = await grade((dir) => {
+    writeFileSync(join(dir, "notes.txt"), "hello");
+    mkdirSync(join(dir, "src"));
+    writeFileSync(join(dir, "src/Lock.js"), "");
+    mkdirSync(join(dir, "__MACOSX"));
+    writeFileSync(join(dir, "__MACOSX/._notes.txt"), "");
+  }, {});
+  assert.match(misplaced.results.output, /^This submission could not be graded:\nyour submission: no exercise file found; .*; it holds notes\.txt, src\/Lock\.js$/);
 });
 
 test("a bad config.json is named to staff in results.json, and run_autograder fails", async () => {
   const { graded, results } = await grade((dir) => fillSubmission(dir, "solution", [registry.exercise("cas")]), { seed: "secret" });
   assert.notEqual(graded.status, 0);
   assert.match(results.output, /config\.json: "seed" must be a whole number of at least 0/);
+  const required = await grade((dir) => fillSubmission(dir, "solution", [registry.exercise("cas")]), { require: "everything" });
+  assert.notEqual(required.graded.status, 0);
+  assert.match(required.results.output, /config\.json: "require" must be "all", a list of exercise names such as \["cas", "lock"\], or \[\] for none; got "everything"/);
 });

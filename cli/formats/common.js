@@ -1,11 +1,51 @@
 // Shared helpers for the report formats.
 
-/** Every test of a graded submission, flattened, with its exercise and file. */
+/**
+ * What a failing test says, once: its timeline, which begins with the
+ * message (`violated: …`) and ends with the replay token (`replay: …`), or
+ * the message alone when the test has no counterexample. A format prints
+ * this, not the message and token again beside it.
+ */
+export function storyOf(test) {
+  return test.timeline ?? test.message ?? "";
+}
+
+/**
+ * The lines the learner's code printed (console.log and the like) in the run
+ * a failing test's counterexample shows, each as `p1: text` (which process
+ * printed it); none for a test without a counterexample. The sandbox has
+ * already made each line single-line text.
+ */
+export function consoleLinesOf(test) {
+  const lines = [];
+  for (const event of test.counterexample?.trace ?? []) {
+    const note = event.happening?.what === "note" ? event.happening.note : null;
+    // Processes are p1, p2, … as the timeline names them (timeline.rs); the sandbox's console is always a process's.
+    if (note?.note === "console") lines.push(`${Number.isInteger(event.process) ? `p${event.process + 1}` : "store"}: ${note.text}`);
+  }
+  return lines;
+}
+
+/** `story` without its last line when that line is `replay: <token>` (timeline.rs ends every timeline so). */
+export function withoutReplayLine(story, token) {
+  const lines = story.trimEnd().split("\n");
+  if (token && lines.at(-1) === `replay: ${token}`) lines.pop();
+  return lines.join("\n");
+}
+
+/**
+ * Every test of a graded submission, flattened, with its exercise and file:
+ * `{ exercise, path, name, status, score, maxScore, message, story,
+ * consoleLines, replayToken }`. A file that could not be graded (refused,
+ * missing, did not load) is one test with status "error" whose message and
+ * story are its problems.
+ */
 export function flatTests(graded) {
   const tests = [];
   for (const { exercise, path, report } of graded.results) {
     if (report.problems.length > 0) {
-      tests.push({ exercise, path, name: `${exercise}: loads and exports its functions`, status: "error", score: 0, maxScore: report.maxScore, message: report.problems.join("\n"), output: report.problems.join("\n") });
+      const problems = report.problems.join("\n");
+      tests.push({ exercise, path, name: `${exercise}: loads and exports its functions`, status: "error", score: 0, maxScore: report.maxScore, message: problems, story: problems, consoleLines: [], replayToken: null });
       continue;
     }
     for (const test of report.tests) {
@@ -17,7 +57,8 @@ export function flatTests(graded) {
         score: test.score,
         maxScore: test.maxScore,
         message: test.message,
-        output: test.timeline ?? "",
+        story: storyOf(test),
+        consoleLines: consoleLinesOf(test),
         replayToken: test.counterexample?.replayToken ?? null,
       });
     }
@@ -33,11 +74,6 @@ export function totals(graded) {
     maxScore += report.maxScore ?? 0;
   }
   return { score, maxScore };
-}
-
-/** A message cut to `max` characters, marked when cut. */
-export function cut(text, max) {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** Did every test of every exercise pass (and nothing fail to load)? */

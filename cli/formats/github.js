@@ -1,5 +1,11 @@
-// GitHub Actions: one workflow annotation per failing test (shown on the
-// file in the pull request), and a Markdown job summary. Learner text is
+// GitHub Actions: one workflow annotation per exercise file with a failing
+// test (shown on the file in the pull request), and a Markdown job summary
+// with every test. One per file, not one per test: GitHub shows at most 10
+// error annotations per step and drops the rest without a word
+// (actions/toolkit, docs/problem-matchers.md), and one submission's starters
+// fail 33 tests; five files always fit, and each annotation still sits on
+// its file, with the count and the first failure, pointing at the summary
+// for the others. Learner text is
 // escaped for each: workflow-command encoding in annotations (so it cannot
 // end the command or start another), Markdown escapes in the summary (so it
 // cannot make headings, links, images, HTML or table cells).
@@ -21,9 +27,15 @@ const annotationText = (text) => visibleLines(text).join("\n");
 /** `{ annotations, summary }`: commands for standard output, Markdown for $GITHUB_STEP_SUMMARY. */
 export function renderGithub(graded) {
   const tests = flatTests(graded);
-  const annotations = tests
-    .filter((test) => test.status !== "passed")
-    .map((test) => `::error file=${escapeProperty(annotationText(test.path))},title=${escapeProperty(annotationText(test.name))}::${escapeData(annotationText(test.message ?? ""))}`);
+  const annotations = graded.results.flatMap(({ exercise, path }) => {
+    const own = tests.filter((test) => test.path === path && test.exercise === exercise);
+    const failing = own.filter((test) => test.status !== "passed");
+    if (failing.length === 0) return [];
+    const [first] = failing;
+    const title = `${exercise}: ${failing.length} of ${own.length} ${own.length === 1 ? "test" : "tests"} failed`;
+    const message = failing.length === 1 ? `${first.name}: ${first.message ?? ""}` : `first, ${first.name}: ${first.message ?? ""}\n(the job summary has the other ${failing.length - 1})`;
+    return [`::error file=${escapeProperty(annotationText(path))},title=${escapeProperty(annotationText(title))}::${escapeData(annotationText(message))}`];
+  });
   const { score, maxScore } = totals(graded);
   const summary = [
     `## leaselab: ${markdown(graded.name)} scored ${score}/${maxScore}`,

@@ -1,5 +1,6 @@
 // JUnit XML: one testsuite per exercise, one testcase per test; a failure
-// carries the message and, as its body, the timeline. Learner text goes
+// carries the message (the one-line summary readers show as its title) and,
+// as its body, the timeline, which holds the replay token once. Learner text goes
 // through xmlText / xmlAttribute, so the document stays valid XML 1.0
 // whatever a submission prints (control characters, U+FFFE, lone surrogates).
 import { xmlAttribute, xmlText } from "./escape.js";
@@ -23,7 +24,8 @@ export function renderJunit(graded) {
         lines.push(`${open}/>`);
       } else {
         const tag = test.status === "error" ? "error" : "failure";
-        const body = [test.output, test.replayToken ? `replay: ${test.replayToken}` : ""].filter(Boolean).join("\n");
+        // Without a timeline the story is the message itself, already in the attribute.
+        const body = test.story === test.message ? "" : test.story;
         lines.push(`${open}>`);
         lines.push(`      <${tag} message="${xmlAttribute(test.message ?? "")}">${xmlText(body)}</${tag}>`);
         lines.push("    </testcase>");

@@ -14,7 +14,7 @@
 // test, so no learner text can clear the screen, recolour it, or pass for an
 // "ok" line or a score.
 import { visible, visibleLines } from "./escape.js";
-import { totals } from "./common.js";
+import { storyOf, totals } from "./common.js";
 
 const STORY_INDENT = "       ";
 
@@ -28,9 +28,7 @@ export function textTest(test) {
   const mark = test.status === "passed" ? "ok  " : "FAIL";
   const lines = [`  ${mark} ${visible(test.name)}${test.runs > 1 ? ` (${test.runs} schedules)` : ""}`];
   if (test.status !== "passed") {
-    // The timeline starts with the message; without one, print the message alone.
-    const story = test.timeline ?? test.message ?? "";
-    for (const line of visibleLines(story.trimEnd())) lines.push(`${STORY_INDENT}${line}`);
+    for (const line of visibleLines(storyOf(test).trimEnd())) lines.push(`${STORY_INDENT}${line}`);
   }
   return `${lines.join("\n")}\n`;
 }
