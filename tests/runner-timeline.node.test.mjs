@@ -101,6 +101,8 @@ test("a very long failing run shows its first and last events, says how many it 
   const model = timelineModel(long.trace, long.violation, long.processes, long.words, long.omitted);
   assert.deepEqual(model.gap, { afterStep: after - 1, count, fromMs: long.trace[after - 1].atMs, toMs: long.trace[after].atMs });
   assert.equal(model.steps.at(-1).violation, true);
+  // Nobody is drawn holding a key across the events left out: nothing says what happened to it there.
+  for (const hold of model.holds.filter((hold) => hold.fromMs <= model.gap.fromMs)) assert.ok(hold.toMs <= model.gap.fromMs, `${hold.label} runs across the gap`);
   const text = engines.leaselab.renderCounterexample(JSON.stringify(long));
   const lines = text.split("\n");
   const gapLine = lines.findIndex((line) => line.includes(`… ${count} events not shown`));

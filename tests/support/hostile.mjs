@@ -164,6 +164,9 @@ export function judge(entry, report, { plainReport = null, reportChars = JSON.st
   const forbidden = entry.forbid ? new RegExp(`${entry.forbid.source}|${ALWAYS_FORBIDDEN.source}`) : ALWAYS_FORBIDDEN;
   const bad = messages.filter((message) => forbidden.test(message));
   if (bad.length > 0) complaints.push(`a message uses forbidden wording /${forbidden.source}/: ${bad.map((message) => message.slice(0, 240)).join(" | ")}`);
+  // A timeline is one line per event: learner text in a sentence is quoted, never raw line breaks that would forge lines of the CLI's report.
+  const broken = (report.tests ?? []).flatMap((test) => (test.counterexample?.words ?? []).flatMap((words) => [words.text, words.call ?? ""])).filter((text) => /[\n\r\u2028\u2029]/.test(text));
+  if (broken.length > 0) complaints.push(`a timeline sentence holds a raw line break: ${broken.slice(0, 3).map((text) => JSON.stringify(text.slice(0, 160))).join(" | ")}`);
   if (reportChars > REPORT_CHARS_MAX) complaints.push(`the report is ${reportChars} characters (at most ${REPORT_CHARS_MAX}): learner values must be described within bounds`);
   if (plainReport) {
     const failedNames = (r) => r.tests.filter((test) => test.status !== "passed").map((test) => test.name).join(", ");

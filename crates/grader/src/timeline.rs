@@ -28,7 +28,7 @@ pub fn describe_note(note: &Note) -> String {
         Note::Acquired { key, version } => format!("now believes it holds {key:?} (version {version})"),
         Note::NotAcquired { .. } => "tryLock() returned null".into(),
         Note::Released { version, ok, .. } => format!("unlock(version {version}) returned {ok}"),
-        Note::Elected { key, version } => format!("leads: campaign() returned {key} (version {version})"),
+        Note::Elected { key, version } => format!("leads: campaign() returned {key:?} (version {version})"),
         Note::Resigned { ok, .. } => format!("resign() returned {ok}"),
         Note::Work { .. } => "does one unit of leader work".into(),
         Note::Stepped { .. } => "lead() returned: no longer leading".into(),

@@ -228,8 +228,15 @@ export function mountRunner(root, { exercise, grading, progress }) {
       },
     }, "Copy link");
     const copyNote = h("span", { class: "copy-note", role: "status" });
+    const consoleLine = (line) => h("li", { class: line.step === state.step ? "is-current" : line.step > state.step ? "is-later" : "" }, h("span", { class: "story-console-who" }, `${line.lane} @ ${line.atMs} ms`), ` ${line.text}`);
+    // The lines printed during the events left out are not shown either: say where they would be.
+    const consoleItems = model.console.flatMap((line, at) =>
+      model.gap && line.step > model.gap.afterStep && (at === 0 || model.console[at - 1].step <= model.gap.afterStep)
+        ? [h("li", { class: "story-console-gap" }, `… ${model.gap.count} events not shown`), consoleLine(line)]
+        : [consoleLine(line)],
+    );
     const consoleBeside = model.console.length
-      ? h("ol", { class: "story-console", "aria-label": "Console output", tabindex: "0" }, model.console.map((line) => h("li", { class: line.step === state.step ? "is-current" : line.step > state.step ? "is-later" : "" }, h("span", { class: "story-console-who" }, `${line.lane} @ ${line.atMs} ms`), ` ${line.text}`)))
+      ? h("ol", { class: "story-console", "aria-label": "Console output", tabindex: "0" }, consoleItems)
       : h("p", { class: "story-console-empty" }, "Your code printed nothing in this run.");
     replaceChildren(
       story,

@@ -9,13 +9,20 @@
 //!   leadership ends when its holder calls `resign`, crashes, or its key
 //!   leaves the store;
 //! - `queue-order`: `campaign` returns the caller's own key, and only when no
-//!   older key is left in the queue;
-//! - `wake-one`: one change of a key wakes at most one waiter (of those
-//!   whose own key is still in the queue), and a waiter waits with `watch`:
-//!   it does not sleep while an older key is ahead of its own, and its calls
-//!   in `campaign` stay proportional to the queue's changes (`waiting.rs`,
-//!   the measure the lock's `lock` is held to);
-//! - `resign-deletes`: `resign` removes the caller's key and nobody else's;
+//!   older key is left in the queue (a key already gone only if the caller's
+//!   last call was a read that showed it as the oldest, and it expired after,
+//!   created with the ttlMs campaign() was given);
+//! - `wake-one`: one change of a key wakes at most one waiter (of those in
+//!   the queue, or in `campaign` and not yet joined; one whose own key ran
+//!   out is excused until it joins again), and a waiter waits with `watch`:
+//!   it does not sleep while an older key is ahead of its own, and the calls
+//!   it makes while another's key is ahead stay proportional to the changes
+//!   it could be waiting for (keys ahead of it leaving, its own place
+//!   leaving; never its other keys), by `waiting.rs`, the measure the lock's
+//!   `lock` is held to;
+//! - `resign-deletes`: `resign` removes the caller's key and nobody else's,
+//!   returns (a process still inside it when the run ends breaks the rule),
+//!   and answers true exactly when its delete removed that key;
 //! - `no-stuck-waiter`: on a calm network the oldest candidate takes office
 //!   within a few round trips of becoming the oldest; nobody waits in
 //!   `campaign` when nothing more can happen;
@@ -39,12 +46,13 @@ struct Queued {
     ttl_ms: Option<u64>,
 }
 
-/// A process inside `campaign`: its store calls and sleeps since it was called.
+/// A process inside `campaign`: its store calls and sleeps since it was called,
+/// and the changes of the queue it could have been waiting for since then.
 #[derive(Clone, Debug)]
 struct Wait {
     started_ms: u64,
     calls: u64,
-    changes_at_start: u64,
+    changes: u64,
 }
 
 /// A watch that answered with a change its caller had already read.
@@ -96,8 +104,12 @@ struct Checker {
     resigning_since: BTreeMap<ProcessIndex, u64>,
     /// Crashed processes, and when.
     crashed: HashMap<ProcessIndex, u64>,
-    /// Changes of the queue so far (keys created, deleted, expired).
-    changes: u64,
+    /// Each process's TTL for its current `campaign` (the workload's), and how many campaigns it has begun.
+    campaign_ttl: HashMap<ProcessIndex, u64>,
+    campaigns_begun: HashMap<ProcessIndex, usize>,
+    scripts: Vec<Vec<super::workload::ElectionStep>>,
+    /// Processes in `campaign` whose own key expired and that have not created one since: out of the queue.
+    rejoining: std::collections::HashSet<ProcessIndex>,
     /// Each process inside `campaign`: how it waits.
     waits: HashMap<ProcessIndex, Wait>,
     /// Each process's watch not yet answered: its key and the version it watches from.
@@ -111,10 +123,11 @@ struct Checker {
     woken: HashMap<(String, u64), Vec<ProcessIndex>>,
     due: Option<Due>,
     /// Each process's own key and its create version, when the process's
-    /// latest list was applied with that key the oldest in the queue.
+    /// latest call was a read (a list, or a get of that key) applied while
+    /// that key was the oldest in the queue; any later call clears it.
     seen_oldest: HashMap<ProcessIndex, (String, u64)>,
-    /// Keys whose latest departure was an expiry, with the create version they had.
-    expired: HashMap<String, u64>,
+    /// Keys whose latest departure was an expiry: the create version, TTL and owner they had.
+    expired: HashMap<String, (u64, Option<u64>, ProcessIndex)>,
     last_departure: Option<Departure>,
     /// The handover bound on a calm network, or None when faults make timing unbounded.
     handover_ms_max: Option<u64>,
@@ -144,7 +157,10 @@ impl Checker {
             resigning: HashMap::new(),
             resigning_since: BTreeMap::new(),
             crashed: HashMap::new(),
-            changes: 0,
+            campaign_ttl: HashMap::new(),
+            campaigns_begun: HashMap::new(),
+            scripts: case.workload.scripts.clone(),
+            rejoining: std::collections::HashSet::new(),
             waits: HashMap::new(),
             watching: HashMap::new(),
             listed_version: HashMap::new(),
@@ -180,10 +196,37 @@ impl Checker {
         }
     }
 
+    /// The oldest key `process` has in the queue: its place in line.
+    fn place_of(&self, process: ProcessIndex) -> Option<u64> {
+        self.queue.values().filter(|queued| queued.owner == process).map(|queued| queued.create_version).min()
+    }
+
+    /// A key joined or left the queue: each waiter counts it if it is a change
+    /// that waiter could be waiting for. A key of another process older than
+    /// the waiter's place (or any other's key, while it has none), or the
+    /// waiter's own place leaving; never keys it made for itself besides:
+    /// otherwise a waiter could earn its polling with keys of its own.
+    fn count_change(&mut self, key_owner: ProcessIndex, create_version: u64, own_place_left: bool) {
+        let waiting: Vec<ProcessIndex> = self.waits.keys().copied().collect();
+        for waiter in waiting {
+            let counts = if waiter == key_owner {
+                own_place_left
+            } else {
+                self.place_of(waiter).is_none_or(|place| create_version < place)
+            };
+            if counts {
+                if let Some(wait) = self.waits.get_mut(&waiter) {
+                    wait.changes += 1;
+                }
+            }
+        }
+    }
+
     /// `key` left the store (deleted or expired) at `version`.
     fn remove_key(&mut self, key: &str, version: u64, at_ms: u64) -> Option<Queued> {
+        let place = self.queue.get(key).and_then(|queued| self.place_of(queued.owner));
         let queued = self.queue.remove(key)?;
-        self.changes += 1;
+        self.count_change(queued.owner, queued.create_version, place == Some(queued.create_version));
         self.expired.remove(key);
         self.departed_version.insert(key.to_string(), version);
         self.leading.retain(|_, leading_key| leading_key != key);
@@ -220,7 +263,10 @@ impl Checker {
         }
         if let Happening::Expire { key, revision } = &event.happening {
             if let Some(queued) = self.remove_key(key, *revision, at_ms) {
-                self.expired.insert(key.clone(), queued.create_version);
+                self.expired.insert(key.clone(), (queued.create_version, queued.ttl_ms, queued.owner));
+                if self.campaigning.contains_key(&queued.owner) && self.place_of(queued.owner).is_none() {
+                    self.rejoining.insert(queued.owner);
+                }
                 self.update_due(at_ms, index);
             }
             return None;
@@ -237,7 +283,6 @@ impl Checker {
             Happening::Apply { call, result, revision } => {
                 return self.apply(index, at_ms, process, *call, result, *revision)
             }
-            // Only a waiter still in the queue counts: one whose key ran out is no longer waiting its turn.
             Happening::Complete { call, reply: Reply::Watch { event } } => {
                 self.watching.remove(&process);
                 let after_version = match self.requests.get(call) {
@@ -258,7 +303,12 @@ impl Checker {
                         self.stale_wake.remove(&process);
                     }
                 }
-                if !self.queue.values().any(|queued| queued.owner == process) {
+                // A waiter counts when it is in the queue, or in campaign() with no key yet: a candidate that
+                // waits for the leader before joining is the herd all the same. Only one whose key ran out
+                // (and that has not joined again) is excused: it is out of line, not waiting its turn.
+                let in_queue = self.queue.values().any(|queued| queued.owner == process);
+                let keyless_waiter = self.campaigning.contains_key(&process) && !self.rejoining.contains(&process);
+                if !in_queue && !keyless_waiter {
                     return None;
                 }
                 // One process woken twice by the same change is not two waiters: its calls are judged in `invoked`.
@@ -307,28 +357,36 @@ impl Checker {
         result: &Reply,
         revision: u64,
     ) -> Option<Violation> {
-        let request = self.requests.get(&call)?;
-        match (request, result) {
-            // What the list showed this process: whether its own key was the oldest.
-            (Call::List { .. }, Reply::List { .. }) => match self.head() {
-                Some((key, queued)) if queued.owner == process => {
-                    let seen = (key.clone(), queued.create_version);
-                    self.seen_oldest.insert(process, seen);
+        let request = self.requests.get(&call)?.clone();
+        match (&request, result) {
+            // What a read showed this process: whether its own key was the oldest. A list shows it;
+            // so does a get of that key, for a process that knows no older key can be left.
+            (Call::List { .. }, Reply::List { .. }) | (Call::Get { .. }, Reply::Get { .. }) => {
+                let read_key = match request {
+                    Call::Get { key } => Some(key),
+                    _ => None,
+                };
+                match self.head() {
+                    Some((key, queued)) if queued.owner == process && read_key.is_none_or(|read| *read == *key) => {
+                        let seen = (key.clone(), queued.create_version);
+                        self.seen_oldest.insert(process, seen);
+                    }
+                    _ => {
+                        self.seen_oldest.remove(&process);
+                    }
                 }
-                _ => {
-                    self.seen_oldest.remove(&process);
-                }
-            },
+            }
             // A create (not a rewrite of a key already queued) joins the queue.
             (Call::Cas { key, .. }, Reply::Cas { ok: true, version: Some(version), .. })
                 if key.starts_with(ELECTION_PREFIX) && !self.queue.contains_key(key) =>
             {
-                let ttl_ms = match request {
+                let ttl_ms = match &request {
                     Call::Cas { ttl_ms, .. } => *ttl_ms,
                     _ => None,
                 };
+                self.count_change(process, *version, false);
                 self.queue.insert(key.clone(), Queued { create_version: *version, owner: process, ttl_ms });
-                self.changes += 1;
+                self.rejoining.remove(&process);
                 self.update_due(at_ms, index);
             }
             (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key.starts_with(ELECTION_PREFIX) => {
@@ -364,7 +422,22 @@ impl Checker {
         match note {
             Note::Calling { function } if function == "campaign" => {
                 self.campaigning.insert(process, at_ms);
-                self.waits.insert(process, Wait { started_ms: at_ms, calls: 0, changes_at_start: self.changes });
+                self.waits.insert(process, Wait { started_ms: at_ms, calls: 0, changes: 0 });
+                let begun = self.campaigns_begun.entry(process).or_insert(0);
+                let ttl_ms = self
+                    .scripts
+                    .get(process as usize)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|step| match step {
+                        super::workload::ElectionStep::Campaign { ttl_ms } => Some(*ttl_ms),
+                        _ => None,
+                    })
+                    .nth(*begun);
+                *begun += 1;
+                if let Some(ttl_ms) = ttl_ms {
+                    self.campaign_ttl.insert(process, ttl_ms);
+                }
                 self.update_due(at_ms, index);
             }
             Note::Calling { function } if function == "resign" => {
@@ -375,23 +448,38 @@ impl Checker {
             }
             Note::Elected { key, version } => {
                 self.campaigning.remove(&process);
+                self.rejoining.remove(&process);
                 self.waits.remove(&process);
                 if !self.queue.contains_key(key) {
-                    // The one honest way to name a key that is gone: this process's latest list showed it
-                    // as the oldest, and it expired after that read, while the reply was on its way. Its term
-                    // ended before it began, and the process could not have known. Anything else (a key it
-                    // deleted itself, one no list showed as the oldest, one that never existed) is a claim.
+                    // The one honest way to name a key that is gone: the process's last call was a read that
+                    // showed its key as the oldest (a list, or a get of that key), and the key, created with
+                    // the ttlMs campaign() was given, expired after that read while the reply was on its way.
+                    // Its term ended before it began, and the process could not have known. Anything else (a
+                    // key it deleted itself, or gave a TTL of its own, or waited on after the read, one no read
+                    // showed as the oldest, another's, one that never existed) is a claim.
+                    let ttl_ms = self.campaign_ttl.get(&process).copied();
                     let seen = self.seen_oldest.get(&process).is_some_and(|(seen_key, seen_version)| {
-                        seen_key == key && seen_version == version && self.expired.get(key) == Some(version)
+                        seen_key == key
+                            && seen_version == version
+                            && self.expired.get(key) == Some(&(*version, ttl_ms, process))
                     });
                     if seen {
                         self.update_due(at_ms, index);
                         return None;
                     }
-                    let what = match (self.expired.get(key), self.departed_version.get(key)) {
-                        (Some(_), _) => "its TTL ran out",
-                        (None, Some(_)) => "it was deleted",
-                        (None, None) => "it was never created",
+                    let what = match (
+                        self.expired.get(key).map(|&(_, ttl, owner)| (ttl, owner)),
+                        self.departed_version.get(key),
+                    ) {
+                        (Some((_, owner)), _) if owner != process => {
+                            format!("it was {}'s key, and it expired", process_name(owner))
+                        }
+                        (Some((ttl, _)), _) if ttl != ttl_ms => {
+                            "it expired, created with a TTL other than the ttlMs campaign() was given".to_string()
+                        }
+                        (Some(_), _) => "its TTL ran out".to_string(),
+                        (None, Some(_)) => "it was deleted".to_string(),
+                        (None, None) => "it was never created".to_string(),
                     };
                     return violation(
                         "queue-order",
@@ -453,7 +541,7 @@ impl Checker {
                 }
                 self.update_due(at_ms, index);
             }
-            Note::Resigned { key, version, .. } => {
+            Note::Resigned { key, version, ok } => {
                 self.resigning_since.remove(&process);
                 let deleted = self.resigning.remove(&process).unwrap_or(false);
                 let still_there = self
@@ -466,6 +554,20 @@ impl Checker {
                         format!(
                             "resign() returned to {name}, but its key {key:?} (version {version}) is still in the queue, so the next candidate waits for its TTL: delete it with delete(key, {{ version }})"
                         ),
+                        index,
+                        at_ms,
+                        process,
+                    );
+                }
+                if *ok != deleted {
+                    let what = if deleted {
+                        format!("false, though its delete removed its key {key:?}")
+                    } else {
+                        format!("true, though no delete of its key {key:?} landed (the key was already gone)")
+                    };
+                    return violation(
+                        "resign-deletes",
+                        format!("resign() returned {what}: return the ok of your delete(key, {{ version }}), true only when it removed your key"),
                         index,
                         at_ms,
                         process,
@@ -485,10 +587,20 @@ impl Checker {
         if let Call::Watch { key, after_version } = request {
             self.watching.insert(process, (key.clone(), *after_version));
         }
-        let changes_now = self.changes;
+        // Any call after a read: what the read showed is no longer all the process knew when it returns.
+        self.seen_oldest.remove(&process);
+        // Only a call made while another's key is ahead (or, before joining, while others are queued)
+        // is made waiting: a candidate with nobody ahead may take as many steps as it likes to lead.
+        let place = self.place_of(process);
+        let waiting_its_turn = self
+            .queue
+            .values()
+            .any(|queued| queued.owner != process && place.is_none_or(|place| queued.create_version < place));
         let wait = self.waits.get_mut(&process)?;
-        wait.calls += 1;
-        let (calls, started_ms, changes) = (wait.calls, wait.started_ms, changes_now - wait.changes_at_start);
+        if waiting_its_turn {
+            wait.calls += 1;
+        }
+        let (calls, started_ms, changes) = (wait.calls, wait.started_ms, wait.changes);
         let name = process_name(process);
         if let Call::Sleep { ms } = request {
             if let Some((own_key, own)) = self.queue.iter().find(|(_, queued)| queued.owner == process) {
