@@ -16,16 +16,24 @@ A directory is one submission: every exercise file in it is graded. A file
 is graded as the exercise its name says, or as --exercise. Sources must be
 regular UTF-8 files of at most ${SOURCE_BYTES_MAX / 1024} KiB; a link that leads out of its
 submission directory, a pipe or a device is refused (that exercise scores 0).
+A directory with no exercise file is refused (exit 2; the message lists what
+it holds); among several submissions, the others are still graded and it is
+left out of the table and the CSV (with --require it is graded instead).
 
 options:
   --exercise NAME   grade a single file as this exercise (${EXERCISE_NAMES.join(", ")})
   --require LIST    the exercises every submission directory must hold: all, or
                     names separated by commas (${EXERCISE_NAMES.slice(0, 2).join(",")}); a missing file is
                     reported as that exercise scoring 0, with an error naming the
-                    file to add, and the exit status is 1. Without it, a directory
-                    is graded on the files it has. Only for directories: with a
-                    file argument or --exercise it is a usage error (a file is
-                    one exercise by choice)
+                    file to add (or to rename, when the directory holds one named
+                    like it: Lock.js, lock (1).js, lock.js.txt), and the exit
+                    status is 1. A directory with no exercise file at all is then
+                    graded as every listed exercise missing (the error lists what
+                    it holds). Without --require, a directory is graded on the
+                    files it has. Only for directories: with a file argument or
+                    --exercise it is a usage error (a file is one exercise by
+                    choice). Give it once: a second --require is a usage error,
+                    not a replacement (for every other option the last one wins)
   --seed S          first seed of the random schedules (default ${registry.defaults.firstSeed}; or LEASELAB_SEED).
                     Replay tokens carry it; with --format gradescope (which
                     learners read) a seed other than the default is kept secret:
@@ -106,6 +114,7 @@ function requiredExercises(text) {
 export function parseArgs(argv, env = {}) {
   const options = { command: null, inputs: [], exercise: null, require: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, wasmTier: "auto", timeoutMs: null, help: false, version: false };
   let seedGiven = false;
+  let requireText = null;
   const rest = [...argv];
   while (rest.length > 0) {
     const arg = rest.shift();
@@ -125,9 +134,20 @@ export function parseArgs(argv, env = {}) {
         options.exercise = value();
         if (!EXERCISE_NAMES.includes(options.exercise)) throw new UsageError(`--exercise must be one of ${EXERCISE_NAMES.join(", ")}; got "${options.exercise}"`);
         break;
-      case "--require":
-        options.require = requiredExercises(value());
+      case "--require": {
+        const text = value();
+        const names = requiredExercises(text);
+        // Every other option's last value wins; a second --require that replaced the first would
+        // silently drop a requirement (a learner's missing file then passes unseen), so it is refused.
+        if (requireText !== null) {
+          const both = EXERCISE_NAMES.filter((name) => options.require.includes(name) || names.includes(name));
+          const merged = both.length === EXERCISE_NAMES.length ? "all" : both.join(",");
+          throw new UsageError(`--require is given twice ("${requireText}", then "${text}"); give it once, with every exercise it needs, such as --require ${merged}`);
+        }
+        requireText = text;
+        options.require = names;
         break;
+      }
       case "--seed":
         options.firstSeed = wholeNumber("--seed", value(), 0);
         seedGiven = true;

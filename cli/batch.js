@@ -17,7 +17,7 @@ import { mergeGrading, placeTests, splitGrading } from "../runner/merge.js";
 import { ungradedReason } from "./submissions.js";
 
 /**
- * `[{ name, results: [{ exercise, path, report }] }]`, one per submission,
+ * `[{ name, results: [{ exercise, path, missing?, report }] }]`, one per submission,
  * graded as `plan` says (grading-plan.js: which files, in how many parts, on
  * how many threads). `options`: `{ firstSeed, seeds, deadlineMs,
  * scoresOnly }` (the deadline defaults to gradingDeadlineMs(seeds);
@@ -59,6 +59,8 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
     results: submissions[s].files.map((file, f) => ({
       exercise: file.exercise,
       path: file.path,
+      // A file --require asks for and the submission lacks: `path` is where it should have been.
+      ...(file.missing ? { missing: true } : {}),
       report: reports[s][f] ?? errorReport(file.exercise, maxScores[file.exercise], ungradedReason(file)),
     })),
   });

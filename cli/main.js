@@ -56,9 +56,11 @@ export async function main(argv, { env, stdout, stderr }) {
     chosen = shardOf(chosen, options.shard);
     say(`shard ${index}/${count}: ${chosen.length} of the ${whole} submissions${chosen.length > 0 ? ` (${chosen[0].name} to ${chosen.at(-1).name} by name)` : ""}`);
   }
+  // A shard is graded as a batch whatever its size, so every machine writes its table and its CSV.
+  const batch = chosen.length > 1 || options.shard !== null;
   let submissions;
   try {
-    submissions = await loadSubmissions(chosen.map((one) => one.input), options);
+    submissions = await loadSubmissions(chosen.map((one) => one.input), { ...options, batch });
     submissions.forEach((submission, index) => {
       submission.name = chosen[index].name;
     });
@@ -69,11 +71,13 @@ export async function main(argv, { env, stdout, stderr }) {
     }
     throw error;
   }
+  // In a batch, a folder with no exercise file (and no --require) is refused alone: the others are graded.
+  const refusedInputs = submissions.filter((submission) => submission.refused);
+  for (const submission of refusedInputs) say(`${submission.refused} (left out; the rest of the batch is graded)`);
+  submissions = submissions.filter((submission) => !submission.refused);
   const refused = submissions.flatMap((submission) => submission.files.filter((file) => file.refused));
   for (const file of refused) say(file.refused);
 
-  // A shard is graded as a batch whatever its size, so every machine writes its table and its CSV.
-  const batch = submissions.length > 1 || options.shard !== null;
   // One submission's text on standard output is printed as its tests finish; every other output
   // (a batch's table, the machine-readable formats, a file) is written whole at the end.
   const stream = !batch && options.format === "text" && !options.out ? textStream(submissions[0], (text) => writeStream(stdout, text)) : null;
@@ -130,7 +134,7 @@ export async function main(argv, { env, stdout, stderr }) {
   // Only the first shard writes the header, so the shards' CSVs concatenate into the class's.
   const header = !options.shard || options.shard.index === 1;
   if (options.csv) await attempt(() => writeOutput(options.csv, scoresCsv(graded, { header })));
-  if (refused.length > 0 || unwritten.length > 0) return 2;
+  if (refused.length > 0 || refusedInputs.length > 0 || unwritten.length > 0) return 2;
   return graded.every(allPassed) ? 0 : 1;
 }
 

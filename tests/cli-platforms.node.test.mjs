@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadNodeRegistry } from "../runner/node/engines.js";
+import { consoleLinesOf } from "../cli/formats/common.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLI = join(ROOT, "cli/leaselab.mjs");
@@ -82,7 +83,9 @@ test("--require all: each missing exercise file scores 0 with an error naming it
 
   const github = await leaselab(["grade", onlyLock, ...SEEDS, "--require", "all", "--format", "github"], { GITHUB_STEP_SUMMARY: "" });
   assert.equal(github.status, 1);
-  for (const { file } of missing) assert.match(github.stdout, new RegExp(`^::error file=[^,]*${file.replace(".", "\\.")},title=[^\\n]*::[^\\n]*${file.replace(".", "\\.")} is missing`, "m"));
+  // A missing file has no file to sit on: the annotation is the run's, titled with what is missing.
+  for (const { name, file } of missing) assert.match(github.stdout, new RegExp(`^::error title=${name}%3A ${file.replace(".", "\\.")} is missing::${file.replace(".", "\\.")} is missing`, "m"));
+  assert.doesNotMatch(github.stdout, /^::error file=/m);
 
   // Named exercises: only those are required.
   const some = await leaselab(["grade", onlyLock, ...SEEDS, "--require", "lock,cas"]);
@@ -189,6 +192,63 @@ test("Exercism: a failing test's message is its whole timeline, replay included;
   }
   const quiet = JSON.parse((await leaselab(["grade", submission("starter", ["lock"]), ...SEEDS, "--format", "exercism"])).stdout);
   assert.ok(quiet.tests.every((one) => one.output === undefined), "no output when the code printed nothing");
+});
+
+test("console lines across a long run's omitted events: one line stands at the gap, where they were left out", async () => {
+  // A resign() that prints, calls the store 600 times, prints again and returns a non-boolean:
+  // every test fails in a run of over a thousand events, of which the counterexample leaves the middle out.
+  const dir = scratch();
+  const hostile = readFileSync(join(ROOT, "tests/fixtures/hostile/election/list-flood-in-resign.js"), "utf8");
+  const campaign = hostile.slice(hostile.indexOf("async function enqueue"), hostile.indexOf("export async function resign"));
+  writeFileSync(
+    join(dir, "election.js"),
+    `${campaign}export async function resign(ctx, leadership) {
+  console.log("resign begins");
+  for (let index = 0; index < 600; index += 1) await ctx.store.get(leadership.key);
+  console.log("resign ends");
+  await ctx.store.delete(leadership.key, { version: leadership.version });
+  return "not a boolean";
+}
+`,
+  );
+  const json = JSON.parse((await leaselab(["grade", dir, ...SEEDS, "--format", "json"])).stdout);
+  const exercism = JSON.parse((await leaselab(["grade", dir, ...SEEDS, "--format", "exercism"])).stdout);
+  const tests = json.results[0].report.tests;
+  assert.ok(tests.length > 0 && tests.every((one) => one.status === "failed"));
+  let across = 0;
+  for (const one of tests) {
+    const { omitted, trace } = one.counterexample;
+    assert.ok(omitted, `${one.name}: the run is long enough to leave events out`);
+    const printed = (events) => events.filter((event) => event.happening?.what === "note" && event.happening.note.note === "console").length;
+    const [before, after] = [printed(trace.slice(0, omitted.after)), printed(trace.slice(omitted.after))];
+    const { output } = exercism.tests.find((entry) => entry.name === `election: ${one.name}`);
+    const lines = output.split("\n");
+    const gap = `… (${omitted.count} events not shown, with any lines printed in them; the replay token reproduces every one)`;
+    assert.equal(lines.length, before + after + 1, output);
+    assert.equal(lines[before], gap, output);
+    if (before > 0 && after > 0) {
+      across += 1;
+      assert.match(output, /^p\d: resign begins\n… \(\d+ events not shown[^\n]*\)\np\d: resign ends$/);
+    }
+  }
+  assert.ok(across > 0, "some counterexample shows console lines on both sides of its gap");
+  // The hostile corpus's own long run prints nothing: no gap line without console lines.
+  const flood = scratch();
+  writeFileSync(join(flood, "election.js"), hostile);
+  const quiet = JSON.parse((await leaselab(["grade", flood, ...SEEDS, "--format", "exercism"])).stdout);
+  assert.ok(quiet.tests.every((one) => one.output === undefined), "no output when the code printed nothing");
+});
+
+test("consoleLinesOf: the gap line goes where the omitted events were, also at either end, and only when something was printed", () => {
+  const say = (process, text) => ({ process, happening: { what: "note", note: { note: "console", text } } });
+  const call = { process: 0, happening: { what: "call" } };
+  const of = (trace, omitted) => consoleLinesOf({ counterexample: { trace, omitted } });
+  const gap = "… (500 events not shown, with any lines printed in them; the replay token reproduces every one)";
+  assert.deepEqual(of([say(0, "a"), call, say(1, "b")], { after: 2, count: 500 }), ["p1: a", gap, "p2: b"]);
+  assert.deepEqual(of([say(0, "a"), call], { after: 2, count: 500 }), ["p1: a", gap]);
+  assert.deepEqual(of([call, say(0, "a")], { after: 1, count: 500 }), [gap, "p1: a"]);
+  assert.deepEqual(of([call, call], { after: 1, count: 500 }), []);
+  assert.deepEqual(of([say(0, "a"), call, say(1, "b")], undefined), ["p1: a", "p2: b"]);
 });
 
 test("GitHub: at most one error annotation per exercise file (GitHub shows 10 per step), with the count and the first failure", async () => {

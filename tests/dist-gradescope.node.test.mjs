@@ -180,22 +180,47 @@ test("a file the grader refuses is named by its path in the submission, never th
 });
 
 test("a submission with no exercise file gets a results.json that says what to upload", async () => {
+  // Every exercise required (the default): each scores 0, saying which file to add and what the submission holds.
   const { graded, results } = await grade((dir) => writeFileSync(join(dir, "notes.txt"), "hello"), {});
   assert.equal(graded.status, 0, graded.stderr);
   assertGradescopeShape(results);
   assert.equal(results.score, 0);
-  assert.match(results.output, /could not be graded/);
-  assert.match(results.output, /no exercise file found; a submission directory holds cas\.js/);
-  assert.ok(!results.output.includes(root), `the output shows the grader's paths: ${results.output}`);
-  // What it does hold, as paths in the submission, so the learner sees where the files went.
-  const misplaced = await grade((dir) => {
+  assert.equal(results.tests.length, registry.exercises.length);
+  for (const { name, file } of registry.exercises) {
+    const entry = results.tests.find((one) => one.name === `${name}: ${file} is missing`);
+    assert.ok(entry, `no test for ${name}: ${results.tests.map((one) => one.name).join(", ")}`);
+    assert.ok(entry.output.startsWith(`${file} is missing from this submission, and this exercise is required, so it scores 0; add your ${file}`), entry.output);
+    assert.ok(entry.output.endsWith("; this submission holds no exercise file at all (it holds notes.txt), so check that it is the right folder"), entry.output);
+  }
+  assert.ok(!JSON.stringify(results).includes(root), "no path of the autograder's");
+  // What it does hold, as paths in the submission, so the learner sees where the files went;
+  // with "require": [] the submission is refused as a whole, with a message that lists them.
+  const fill = (dir) => {
     writeFileSync(join(dir, "notes.txt"), "hello");
     mkdirSync(join(dir, "src"));
     writeFileSync(join(dir, "src/Lock.js"), "");
     mkdirSync(join(dir, "__MACOSX"));
     writeFileSync(join(dir, "__MACOSX/._notes.txt"), "");
-  }, {});
-  assert.match(misplaced.results.output, /^This submission could not be graded:\nyour submission: no exercise file found; .*; it holds notes\.txt, src\/Lock\.js$/);
+  };
+  const misplaced = await grade(fill, {});
+  const lock = misplaced.results.tests.find((one) => one.name === "lock: lock.js is missing");
+  assert.match(lock.output, /; this submission holds no exercise file at all \(it holds notes\.txt, src\/Lock\.js\), so check that it is the right folder$/);
+  const lenient = await grade(fill, { require: [] });
+  assert.equal(lenient.graded.status, 0, lenient.graded.stderr);
+  assertGradescopeShape(lenient.results);
+  assert.equal(lenient.results.score, 0);
+  assert.match(lenient.results.output, /^This submission could not be graded:\nyour submission: no exercise file found; a submission directory holds cas\.js, .*; it holds notes\.txt, src\/Lock\.js$/);
+  assert.ok(!lenient.results.output.includes(root), `the output shows the grader's paths: ${lenient.results.output}`);
+});
+
+test("a misnamed exercise file is named in its test's output, with what to rename it to", async () => {
+  const fill = (dir) => {
+    fillSubmission(dir, "solution", [registry.exercise("cas")]);
+    writeFileSync(join(dir, "Lock.js"), "");
+  };
+  const { results } = await grade(fill, { seeds: 5, require: ["cas", "lock"] });
+  const lock = results.tests.find((one) => one.name === "lock: lock.js is missing");
+  assert.equal(lock.output, "lock.js is missing from this submission, and this exercise is required, so it scores 0; it holds Lock.js: rename it to lock.js (exactly that name) and submit again");
 });
 
 test("a bad config.json is named to staff in results.json, and run_autograder fails", async () => {

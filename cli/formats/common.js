@@ -1,4 +1,5 @@
 // Shared helpers for the report formats.
+import { basename } from "node:path";
 
 /**
  * What a failing test says, once: its timeline, which begins with the
@@ -15,15 +16,32 @@ export function storyOf(test) {
  * a failing test's counterexample shows, each as `p1: text` (which process
  * printed it); none for a test without a counterexample. The sandbox has
  * already made each line single-line text.
+ *
+ * A very long run's counterexample leaves events out of its middle
+ * (`counterexample.omitted`: the trace shows the first `after` events, then
+ * `count` are left out, then the rest), and whatever the code printed in
+ * them with them. When it printed anything in the events shown, one line
+ * `… (N events not shown: …)` stands where they were, even with every shown
+ * line on one side of it: the learner then knows their output is not whole
+ * there, and where.
  */
 export function consoleLinesOf(test) {
   const lines = [];
-  for (const event of test.counterexample?.trace ?? []) {
+  const omitted = test.counterexample?.omitted ?? null;
+  let gap = null;
+  for (const [index, event] of (test.counterexample?.trace ?? []).entries()) {
+    if (omitted && index === omitted.after) gap = lines.length;
     const note = event.happening?.what === "note" ? event.happening.note : null;
     // Processes are p1, p2, … as the timeline names them (timeline.rs); the sandbox's console is always a process's.
     if (note?.note === "console") lines.push(`${Number.isInteger(event.process) ? `p${event.process + 1}` : "store"}: ${note.text}`);
   }
+  if (omitted && lines.length > 0) lines.splice(gap ?? lines.length, 0, omittedLine(omitted.count));
   return lines;
+}
+
+/** The line that stands for the events a long counterexample leaves out, among its console lines. */
+export function omittedLine(count) {
+  return `… (${count} events not shown, with any lines printed in them; the replay token reproduces every one)`;
 }
 
 /** `story` without its last line when that line is `replay: <token>` (timeline.rs ends every timeline so). */
@@ -35,23 +53,27 @@ export function withoutReplayLine(story, token) {
 
 /**
  * Every test of a graded submission, flattened, with its exercise and file:
- * `{ exercise, path, name, status, score, maxScore, message, story,
+ * `{ exercise, path, missing, name, status, score, maxScore, message, story,
  * consoleLines, replayToken }`. A file that could not be graded (refused,
  * missing, did not load) is one test with status "error" whose message and
- * story are its problems.
+ * story are its problems; a missing file's (`missing`: --require asked for
+ * it and the submission lacks it) is named `<exercise>: <file> is missing`.
  */
 export function flatTests(graded) {
   const tests = [];
-  for (const { exercise, path, report } of graded.results) {
+  for (const { exercise, path, missing = false, report } of graded.results) {
     if (report.problems.length > 0) {
       const problems = report.problems.join("\n");
-      tests.push({ exercise, path, name: `${exercise}: loads and exports its functions`, status: "error", score: 0, maxScore: report.maxScore, message: problems, story: problems, consoleLines: [], replayToken: null });
+      // A missing file (--require) never loaded: its test is named for what is wrong.
+      const name = missing ? `${exercise}: ${basename(path)} is missing` : `${exercise}: loads and exports its functions`;
+      tests.push({ exercise, path, missing, name, status: "error", score: 0, maxScore: report.maxScore, message: problems, story: problems, consoleLines: [], replayToken: null });
       continue;
     }
     for (const test of report.tests) {
       tests.push({
         exercise,
         path,
+        missing,
         name: `${exercise}: ${test.name}`,
         status: test.status,
         score: test.score,
