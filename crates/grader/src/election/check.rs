@@ -264,7 +264,14 @@ impl Checker {
         if let Happening::Expire { key, revision } = &event.happening {
             if let Some(queued) = self.remove_key(key, *revision, at_ms) {
                 self.expired.insert(key.clone(), (queued.create_version, queued.ttl_ms, queued.owner));
-                if self.campaigning.contains_key(&queued.owner) && self.place_of(queued.owner).is_none() {
+                // Out of line through no doing of its own: its key ran out with the TTL campaign() gave it.
+                // One that let a key of its own making run out (a shorter TTL) is still waiting as a herd would.
+                let given_ttl = self.campaign_ttl.get(&queued.owner).copied();
+                if self.campaigning.contains_key(&queued.owner)
+                    && self.place_of(queued.owner).is_none()
+                    && queued.ttl_ms.is_some()
+                    && queued.ttl_ms == given_ttl
+                {
                     self.rejoining.insert(queued.owner);
                 }
                 self.update_due(at_ms, index);
@@ -389,6 +396,12 @@ impl Checker {
                 self.rejoining.remove(&process);
                 self.update_due(at_ms, index);
             }
+            // A rewrite keeps the key's place in the queue; its TTL is the rewrite's (none if it gave none).
+            (Call::Cas { key, ttl_ms, .. }, Reply::Cas { ok: true, .. }) if key.starts_with(ELECTION_PREFIX) => {
+                if let Some(queued) = self.queue.get_mut(key) {
+                    queued.ttl_ms = *ttl_ms;
+                }
+            }
             (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key.starts_with(ELECTION_PREFIX) => {
                 let key = key.clone();
                 let removed = self.remove_key(&key, revision, at_ms);
@@ -512,6 +525,17 @@ impl Checker {
                                     older.create_version,
                                     process_name(older.owner)
                                 ),
+                                index,
+                                at_ms,
+                                process,
+                            );
+                        }
+                        // Everyone finds a candidate's key by its name: prefix + ctx.name.
+                        let own_key = format!("{ELECTION_PREFIX}{name}");
+                        if *key != own_key {
+                            return violation(
+                                "queue-order",
+                                format!("campaign() returned {{ key: {key:?}, version: {version} }} to {name}, but a candidate's key is prefix + ctx.name, {own_key:?}: create and return exactly that key"),
                                 index,
                                 at_ms,
                                 process,

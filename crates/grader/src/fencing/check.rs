@@ -13,6 +13,8 @@
 //!   the lock's record throughout the call and its id had not been accepted
 //!   (a rejection is forgiven while another delivery of the same id is
 //!   still being handled: that one may accept it);
+//! - `worker-reads-only`: the worker never writes or deletes the lock key
+//!   (its own keys, such as a durable record of applied ids, are its own);
 //! - `answers`: every call returns (the run does not end, stuck or at a
 //!   limit, with a call still open);
 //! - `no-errors`: `handleRequest` did not throw.
@@ -157,6 +159,31 @@ impl Checker {
                 }
             }
             Happening::Complete { call, .. } if from_worker => self.woken = self.delivery_calls.get(call).copied(),
+            // The worker judges the lock's record; if it could write it, it would judge a record of its own making.
+            Happening::Apply { call, result, .. }
+                if from_worker
+                    && matches!(
+                        (self.requests.get(call), result),
+                        (Some(Call::Cas { key, .. }), Reply::Cas { ok: true, .. })
+                            | (Some(Call::Delete { key, .. }), Reply::Delete { ok: true })
+                            if key == LOCK_KEY
+                    ) =>
+            {
+                let what = match self.requests.get(call) {
+                    Some(Call::Delete { .. }) => "deleted",
+                    _ => "wrote",
+                };
+                return violation(
+                    "worker-reads-only",
+                    format!(
+                        "{} {what} the lock key {LOCK_KEY:?}: the worker only reads the lock's record (get) and decides; a write changes the lease it is judging, so the leader's renewals and its release fail",
+                        self.worker_named
+                    ),
+                    index,
+                    at_ms,
+                    Some(self.worker),
+                );
+            }
             Happening::Apply { call, result, .. } => match (self.requests.get(call), result) {
                 (Some(Call::Cas { key, next_value, .. }), Reply::Cas { ok: true, version: Some(version), .. })
                     if key == LOCK_KEY =>
