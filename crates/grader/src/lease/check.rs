@@ -26,6 +26,8 @@
 //! And elsewhere:
 //!
 //! - `value-is-name`: every write of the key has the replica's name as value;
+//! - `campaign-holds`: `campaign` returns only once the replica holds the
+//!   lease (its own write landed during the call, or it still holds it);
 //! - `wait-by-watch`: while in `campaign`, a replica never sleeps while the
 //!   key is held, and its calls stay proportional to the key's changes (the
 //!   lock's measure, `crate::waiting`);
@@ -107,6 +109,8 @@ struct Replica {
     works_in_lead: u32,
     /// In `campaign`: calls made, and the key's changes when it began.
     campaign_calls: u64,
+    /// Whether this replica's write of the key landed during its current `campaign`.
+    acquired_in_campaign: bool,
     changes_at_campaign: u64,
     /// How and when this replica's last tenure ended.
     lost: Option<(u64, &'static str)>,
@@ -242,6 +246,10 @@ impl<'a> Checker<'a> {
                     (Call::Cas { key, .. }, Reply::Cas { ok: true, version: Some(version), .. })
                         if key == LEASE_KEY =>
                     {
+                        let replica = self.replica(process);
+                        if replica.function.as_deref() == Some("campaign") {
+                            replica.acquired_in_campaign = true;
+                        }
                         return self.written(index, at_ms, process, *call, *version, &sent);
                     }
                     (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key == LEASE_KEY => {
@@ -415,7 +423,30 @@ impl<'a> Checker<'a> {
                 let replica = self.replica(process);
                 replica.function = Some(function.clone());
                 replica.works_in_lead = 0;
+                if function == "lead" {
+                    // campaign() has returned: it returns once this replica holds the lease (a write of
+                    // its own during the call; the lease may have run out since, while the reply travelled).
+                    let holds = self.holder.as_ref().is_some_and(|holder| holder.process == process);
+                    let replica = self.replica(process);
+                    if !replica.acquired_in_campaign && !holds {
+                        let holder = match self.holder.as_ref() {
+                            Some(holder) => format!(" ({} holds it)", ProcessName(holder.process)),
+                            None => String::new(),
+                        };
+                        return violation(
+                            "campaign-holds",
+                            format!(
+                                "{name}'s campaign() returned without taking the lease{holder}: campaign returns only once this replica's own write of the key succeeds; while another replica holds it, wait inside campaign with watch"
+                            ),
+                            index,
+                            at_ms,
+                            Some(process),
+                        );
+                    }
+                }
+                let replica = self.replica(process);
                 replica.campaign_calls = 0;
+                replica.acquired_in_campaign = false;
                 replica.changes_at_campaign = changes;
             }
             Note::Stepped { .. } => {

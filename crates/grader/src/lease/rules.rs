@@ -4,6 +4,7 @@ use crate::rules::{Rule, NO_ERRORS};
 
 pub const RULES: &[Rule] = &[
     Rule { id: "value-is-name", statement: "Every write of the lease key has the replica's name, `ctx.name`, as its value.", why: "The value tells everyone who leads; a shared word hides it." },
+    Rule { id: "campaign-holds", statement: "`campaign` returns only once this replica holds the lease: its own write of the key succeeded during the call, or it still holds it.", why: "Code that returns from campaign without the lease, and waits elsewhere, leads without holding anything." },
     Rule { id: "wait-by-watch", statement: "While someone holds the key, `campaign` waits with `watch`: it never sleeps while the key is held, and it makes at most 4 store calls for each change of the key, and 4 before the first.", why: "Polling loads the store for every waiting replica and wakes late." },
     Rule { id: "stop-after-failed-renewal", statement: "No work after a renewal sent during the current tenure failed, until the replica acquires the lease again.", why: "A failed renewal means someone else may now hold the lease." },
     Rule { id: "work-while-holder", statement: "Each unit of work starts only while the store shows this replica as the holder.", why: "Work done by a replica that is not the holder may run alongside the real leader's." },

@@ -7,12 +7,15 @@
 //! - `value-is-name`: `lock` and `tryLock` write the process's name as the
 //!   lock's value;
 //! - `try-lock-once`: `tryLock` makes one attempt (one compare-and-swap of
-//!   the key) and never waits (no `sleep`, no `watch`);
+//!   the key) and never waits (no `sleep`, no `watch`, at most
+//!   TRY_LOCK_CALLS_MAX store calls);
 //! - `unlock-deletes`: `unlock` releases by deleting, never by writing the key;
-//! - `lock-has-ttl`: every lock write carries the TTL the caller passed;
+//! - `lock-has-ttl`: every lock write carries the TTL the caller passed
+//!   (between calls, the latest one), and carries the process's name;
 //! - `no-overwrite`: nobody writes the key while someone else holds it;
 //! - `unlock-only-own`: a delete only ever removes the deleter's own lock;
-//! - `acquire-is-real`: `lock`/`tryLock` return a version this process wrote,
+//! - `acquire-is-real`: `lock`/`tryLock` return a version this process took
+//!   in this call or still holds,
 //!   and `tryLock` does not return null after taking the lock;
 //! - `unlock-answer`: `unlock` answers true exactly when it released the lock,
 //!   and never leaves its own live lock behind;
@@ -32,6 +35,10 @@ use super::workload::{LockStep, LockWorkload, LOCK_KEY};
 use crate::grade::{Case, Execution};
 use crate::report::Violation;
 use crate::waiting::{polls, times};
+
+/// The most store calls one tryLock() makes: its attempt, a read before it
+/// and one after (no correct style needs more); more is waiting by reading.
+const TRY_LOCK_CALLS_MAX: u64 = 3;
 
 #[derive(Clone, Debug)]
 struct Holding {
@@ -81,6 +88,9 @@ struct Checker {
     requests: HashMap<CallId, Call>,
     holder: Option<Holding>,
     written_by: HashMap<u64, ProcessIndex>,
+    /// The TTL each process's latest lock() or tryLock() was given: a write it makes between
+    /// calls (a keep-alive of its own) must carry it too.
+    last_ttl: HashMap<ProcessIndex, (String, u64)>,
     in_call: HashMap<ProcessIndex, InCall>,
     changes: u64,
     crashed_at: HashMap<ProcessIndex, u64>,
@@ -119,6 +129,7 @@ impl Checker {
             requests: HashMap::new(),
             holder: None,
             written_by: HashMap::new(),
+            last_ttl: HashMap::new(),
             in_call: HashMap::new(),
             changes: 0,
             crashed_at: HashMap::new(),
@@ -152,7 +163,21 @@ impl Checker {
         let name = process_name(process);
         let holder = self.holder.clone();
         let changes_now = self.changes;
-        let in_call = self.in_call.get_mut(&process)?;
+        let Some(in_call) = self.in_call.get_mut(&process) else {
+            // Between calls (a background task of its own), a write of the lock is held to the same rules.
+            if let Call::Cas { key, next_value, .. } = request {
+                if key == LOCK_KEY && *next_value != name {
+                    return violation(
+                        "value-is-name",
+                        format!("{name} wrote {next_value:?} as the lock's value: write ctx.name ({name:?}), so that everyone can see who holds the lock"),
+                        index,
+                        at_ms,
+                        Some(process),
+                    );
+                }
+            }
+            return None;
+        };
         in_call.calls += 1;
         let function = in_call.function.clone();
         let found = |rule: &str, message: String| violation(rule, message, index, at_ms, Some(process));
@@ -189,6 +214,15 @@ impl Checker {
                         );
                     }
                 }
+            }
+            _ if function == "tryLock" && in_call.calls > TRY_LOCK_CALLS_MAX => {
+                return found(
+                    "try-lock-once",
+                    format!(
+                        "{name}'s tryLock() made {} store calls: it makes one attempt and returns, and never waits, by sleeping, watching or reading the key again and again",
+                        in_call.calls
+                    ),
+                );
             }
             Call::Sleep { ms } if function == "tryLock" => {
                 return found(
@@ -297,7 +331,8 @@ impl Checker {
                         let asked = self
                             .in_call
                             .get(&process)
-                            .and_then(|call| call.ttl_ms.map(|ttl_ms| (call.function.clone(), ttl_ms)));
+                            .and_then(|call| call.ttl_ms.map(|ttl_ms| (call.function.clone(), ttl_ms)))
+                            .or_else(|| self.last_ttl.get(&process).cloned());
                         let name = process_name(process);
                         let wrong_ttl = match (ttl_ms, &asked) {
                             (None, _) => Some(format!(
@@ -389,6 +424,9 @@ impl Checker {
                 } else {
                     None
                 };
+                if let Some(ttl_ms) = ttl_ms {
+                    self.last_ttl.insert(process, (function.clone(), ttl_ms));
+                }
                 let in_call = InCall {
                     function: function.clone(),
                     started_ms: at_ms,
@@ -402,7 +440,34 @@ impl Checker {
                 self.in_call.insert(process, in_call);
             }
             Note::Acquired { version, .. } => {
-                let function = self.in_call.remove(&process).map_or_else(|| "lock".to_string(), |call| call.function);
+                let call = self.in_call.remove(&process);
+                let acquired_now = call.as_ref().and_then(|call| call.acquired);
+                let function = call.map_or_else(|| "lock".to_string(), |call| call.function);
+                let holds = self
+                    .holder
+                    .as_ref()
+                    .is_some_and(|holding| holding.process == process && holding.version == *version);
+                if self.written_by.get(version) == Some(&process) && acquired_now != Some(*version) && !holds {
+                    let since = match &self.holder {
+                        Some(holding) if holding.process != process => {
+                            format!(
+                                ": {} holds the lock now (version {})",
+                                process_name(holding.process),
+                                holding.version
+                            )
+                        }
+                        _ => ": that lock is gone (it expired or was released)".to_string(),
+                    };
+                    return violation(
+                        "acquire-is-real",
+                        format!(
+                            "{function}() returned {{ version: {version} }} to {name}, an earlier lock of its own, without taking the lock in this call{since}. Return a version only when this call's compareAndSwap took the lock, or while you still hold it"
+                        ),
+                        index,
+                        at_ms,
+                        Some(process),
+                    );
+                }
                 if self.written_by.get(version) != Some(&process) {
                     let whose = match self.written_by.get(version) {
                         Some(other) => {
