@@ -271,7 +271,7 @@ fn exercise_errors() {
             exercise-errors/lease/README.md:9:1: error: text between `## Hints` and the first `### Hint 1` belongs to no hint and would not be shown; move it above `## Hints`, or into a hint
             exercise-errors/lease/README.md:11:1: error: hint 1 has no text; write the hint below its heading, or remove the heading
             exercise-errors/lease/README.md:13:1: error: the hint heading `### Hint 3` is out of sequence; hints unlock in order: call it `### Hint 2`
-            exercise-errors/lease/README.md:16:1: error: the README has no `## What the tests check` section, so learners cannot see the 12 rules the grader checks; add `## What the tests check` before `## Hints`, with one item ``- `id`: statement`` per rule of the lease exercise's table (crates/grader/src/lease/rules.rs)
+            exercise-errors/lease/README.md:16:1: error: the README has no `## What the tests check` section, so learners cannot see the 13 rules the grader checks; add `## What the tests check` before `## Hints`, with one item ``- `id`: statement`` per rule of the lease exercise's table (crates/grader/src/lease/rules.rs)
             exercise-errors/lease/exercise.toml:1:9: error: `title` in exercise.toml is empty; write the exercise's title
             exercise-errors/lease/exercise.toml:3:32: error: the export "2bad" is not a JavaScript name; use the function's name, such as "tryLock"
             exercise-errors/lease/exercise.toml:3:40: error: the export `lead` is listed twice; list each export once
