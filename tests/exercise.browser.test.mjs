@@ -34,7 +34,8 @@ for (const name of registry.names) {
   test(`${name}: the starter fails with a timeline to step through; the solution passes`, async () => {
     const { page, problems } = await openLesson(session);
     const exercise = page.locator(`#exercise-${name}`);
-    await exercise.scrollIntoViewIfNeeded();
+    // The runner, not the exercise: a long README leaves the runner below the page's preload margin.
+    await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
     await exercise.locator(".cm-editor").waitFor();
     assert.equal((await exercise.locator(".cm-content").innerText()).trim().split("\n")[0], read(`${name}/starter.js`).split("\n")[0]);
 
@@ -63,7 +64,7 @@ for (const name of registry.names) {
     }, { exercise: name, code: read(`${name}/solution.js`) });
     await page.reload();
     const again = page.locator(`#exercise-${name}`);
-    await again.scrollIntoViewIfNeeded();
+    await again.locator(".exercise-runner").scrollIntoViewIfNeeded();
     await again.locator(".cm-editor").waitFor();
     assert.match(await again.locator(".cm-content").innerText(), /Reference solution/);
     await runTests(again);
@@ -83,7 +84,7 @@ test("the grader's engines load when the learner starts editing, not when the pa
     if (isEngine(request)) engineDownloads.push(request.url());
   });
   const exercise = page.locator("#exercise-cas");
-  await exercise.scrollIntoViewIfNeeded();
+  await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
   await exercise.locator(".cm-editor").waitFor();
   assert.deepEqual(engineDownloads, [], "reading the lesson, with an editor on screen, loads no grading engine");
 
@@ -118,7 +119,7 @@ test("copy link reopens exactly the same failing run", async () => {
   }, readFileSync(new URL("./fixtures/submissions/lock/unlock-without-version.js", import.meta.url), "utf8"));
   await page.reload();
   const exercise = page.locator("#exercise-lock");
-  await exercise.scrollIntoViewIfNeeded();
+  await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
   await runTests(exercise);
   const failing = exercise.locator(".runner-test.is-failed", { hasText: "the TTL unlock bug" });
   await failing.getByRole("button", { name: "Show the failing run" }).click();
@@ -175,7 +176,7 @@ test("the browser grades byte for byte like Node, for every exercise", async () 
 test("the exercise area has no axe violations with a failing run open", async () => {
   const { page } = await openLesson(session, { colorScheme: "dark" });
   const exercise = page.locator("#exercise-lock");
-  await exercise.scrollIntoViewIfNeeded();
+  await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
   await runTests(exercise);
   await exercise.getByRole("button", { name: "Show the failing run" }).first().click();
   await exercise.locator("svg.timeline-svg").waitFor();

@@ -63,7 +63,7 @@ test("grade(): a call stuck in one built-in gets 'took too long' at the deadline
 
   // Meanwhile the page answers: type into another exercise's editor, and see the typing land.
   const cas = page.locator("#exercise-cas");
-  await cas.scrollIntoViewIfNeeded();
+  await cas.locator(".exercise-runner").scrollIntoViewIfNeeded();
   await cas.locator(".cm-content").click();
   await page.keyboard.press("Control+End");
   await page.keyboard.type("\n// typed while the grader was stuck");
@@ -106,7 +106,8 @@ test("Run tests: a stuck submission shows the page's own deadline verdict like a
   await page.reload();
   await page.waitForSelector("html[data-lesson-ready]");
   const exercise = page.locator("#exercise-lock");
-  await exercise.scrollIntoViewIfNeeded();
+  // The runner, not the exercise: a long README leaves the runner below the page's preload margin.
+  await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
   await exercise.locator(".cm-editor").waitFor();
   const runButton = exercise.getByRole("button", { name: "Run tests" });
   const status = exercise.locator(".runner-status");

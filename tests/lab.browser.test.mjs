@@ -32,7 +32,8 @@ test("lab mode: the lock solution takes, holds and releases a real etcd lock, in
   await page.reload();
   await page.waitForSelector("html[data-lesson-ready]");
   const exercise = page.locator("#exercise-lock");
-  await exercise.scrollIntoViewIfNeeded();
+  // The runner, not the exercise: a long README leaves the runner below the page's preload margin.
+  await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
   const lab = exercise.locator(".runner-lab");
   await lab.locator("summary").click();
   await lab.getByLabel("etcd endpoint").fill(endpoint);

@@ -188,7 +188,7 @@ test("defect 4: Reset progress puts the starter back in an open editor and clear
   await runTests(exercise);
   await page.getByRole("button", { name: "Reset progress…" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Erase everything" }).click();
-  await exercise.scrollIntoViewIfNeeded();
+  await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
   await shot(page, "4-after-reset");
   assert.doesNotMatch(await exercise.locator(".cm-content").innerText(), /my own work/, "the editor holds the starter again");
   assert.equal(await exercise.locator(".runner-summary").count(), 0, "no result from before the reset");
