@@ -30,7 +30,8 @@
 //!   lease (its own write landed during the call, or it still holds it);
 //! - `wait-by-watch`: while in `campaign`, a replica never sleeps while the
 //!   key is held, and its calls stay proportional to the key's changes (the
-//!   lock's measure, `crate::waiting`);
+//!   lock's measure, `crate::waiting`); in `lead`, while another replica
+//!   holds the key, its store calls (not its sleeps) are held to the same;
 //! - `renew-not-too-often`: a renewal (a compare-and-swap made inside `lead`)
 //!   is sent no earlier than `validFrom + ttlMs/2` on the holder's clock;
 //! - `no-overwrite`: nobody writes the key while another replica holds it;
@@ -111,6 +112,9 @@ struct Replica {
     campaign_calls: u64,
     /// Whether this replica's write of the key landed during its current `campaign`.
     acquired_in_campaign: bool,
+    /// In `lead`, while another replica holds the key: store calls made, and the key's changes when the first was.
+    lead_calls_while_other_holds: u64,
+    changes_at_first_such_call: u64,
     changes_at_campaign: u64,
     /// How and when this replica's last tenure ended.
     lost: Option<(u64, &'static str)>,
@@ -446,6 +450,7 @@ impl<'a> Checker<'a> {
                 }
                 let replica = self.replica(process);
                 replica.campaign_calls = 0;
+                replica.lead_calls_while_other_holds = 0;
                 replica.acquired_in_campaign = false;
                 replica.changes_at_campaign = changes;
             }
@@ -512,6 +517,28 @@ impl<'a> Checker<'a> {
         let holder = self.holder.clone();
         let changes_now = self.changes;
         let replica = self.replica(process);
+        // A lead() whose lease is lost and that reads the key again and again while another
+        // replica holds it is waiting by polling, as a campaign would: held to the same measure
+        // (its sleeps are its own business: lead may idle once its window has passed).
+        let other_holds = holder.as_ref().is_some_and(|holding| holding.process != process);
+        if replica.function.as_deref() == Some("lead") && other_holds && !matches!(request, Call::Sleep { .. }) {
+            if replica.lead_calls_while_other_holds == 0 {
+                replica.changes_at_first_such_call = changes_now;
+            }
+            replica.lead_calls_while_other_holds += 1;
+            let (calls, changes) =
+                (replica.lead_calls_while_other_holds, changes_now - replica.changes_at_first_such_call);
+            if polls(calls, changes) {
+                let holding = holder.as_ref().map_or(String::new(), |holding| {
+                    format!(" while {} held the lease", process_name(holding.process))
+                });
+                return found(
+                    "wait-by-watch",
+                    format!("{name} made {calls} store calls in lead(){holding}, though the lease key changed {}: once your lease is lost, return from lead(); campaign() waits for your next turn with watch", times(changes)),
+                );
+            }
+            return None;
+        }
         if replica.function.as_deref() != Some("campaign") {
             return None;
         }
