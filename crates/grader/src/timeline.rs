@@ -96,24 +96,13 @@ pub fn render_counterexample(counterexample: &Counterexample) -> String {
     out.push_str(&format!("violated: {} ({})\n", counterexample.violation.message, counterexample.violation.invariant));
     match counterexample.omitted {
         None => out.push_str(&render_trace(&counterexample.trace, counterexample.violation.trace_index)),
-        Some(omitted) => {
-            // The words were made from the whole run: after the gap, they still name the calls made in it.
-            let rendered =
-                render_events(&counterexample.trace, &counterexample.words, counterexample.violation.trace_index);
-            let mut lines = rendered.lines();
-            for line in lines.by_ref().take(omitted.after + 1) {
-                out.push_str(line);
-                out.push('\n');
-            }
-            out.push_str(&format!(
-                "  … {} events not shown: the run is long; its replay token reproduces every one …\n",
-                omitted.count
-            ));
-            for line in lines {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
+        // The words were made from the whole run: after the gap, they still name the calls made in it.
+        Some(omitted) => out.push_str(&render_events(
+            &counterexample.trace,
+            &counterexample.words,
+            counterexample.violation.trace_index,
+            Some(omitted),
+        )),
     }
     out.push_str(&format!("replay: {}\n", counterexample.replay_token));
     out
@@ -121,14 +110,25 @@ pub fn render_counterexample(counterexample: &Counterexample) -> String {
 
 /// One line per event: store time, process, its local time, what happened.
 pub fn render_trace(trace: &[TraceEvent], mark: Option<usize>) -> String {
-    render_events(trace, &event_words(trace), mark)
+    render_events(trace, &event_words(trace), mark, None)
 }
 
-/// The same, with each event's words given.
-fn render_events(trace: &[TraceEvent], words: &[EventWords], mark: Option<usize>) -> String {
+/// The same, with each event's words given, and a line where `omitted` events were left out.
+fn render_events(
+    trace: &[TraceEvent],
+    words: &[EventWords],
+    mark: Option<usize>,
+    omitted: Option<crate::report::OmittedEvents>,
+) -> String {
     let mut out = String::new();
     out.push_str("  t(ms)  who    local  what\n");
     for (index, (event, words)) in trace.iter().zip(words).enumerate() {
+        if let Some(omitted) = omitted.filter(|omitted| omitted.after == index) {
+            out.push_str(&format!(
+                "  … {} events not shown: the run is long; its replay token reproduces every one …\n",
+                omitted.count
+            ));
+        }
         let who = event.process.map_or("store".to_string(), process_name);
         let local = event.local_ms.map_or(String::new(), |local| local.to_string());
         let marker = if Some(index) == mark { ">>" } else { "  " };

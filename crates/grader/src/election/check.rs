@@ -55,6 +55,13 @@ struct Wait {
     changes: u64,
 }
 
+/// A process inside `resign`.
+#[derive(Clone, Copy, Debug)]
+struct Resigning {
+    since_ms: u64,
+    deleted: bool,
+}
+
 /// A watch that answered with a change its caller had already read.
 #[derive(Clone, Debug)]
 struct StaleWake {
@@ -98,10 +105,8 @@ struct Checker {
     leading: BTreeMap<ProcessIndex, String>,
     /// Processes inside `campaign`, since when.
     campaigning: BTreeMap<ProcessIndex, u64>,
-    /// Processes inside `resign`: whether a delete of their own key landed.
-    resigning: HashMap<ProcessIndex, bool>,
-    /// Processes inside `resign`, since when.
-    resigning_since: BTreeMap<ProcessIndex, u64>,
+    /// Processes inside `resign`: since when, and whether a delete of their own key landed.
+    resigning: BTreeMap<ProcessIndex, Resigning>,
     /// Crashed processes, and when.
     crashed: HashMap<ProcessIndex, u64>,
     /// Each process's TTL for its current `campaign` (the workload's), and how many campaigns it has begun.
@@ -154,8 +159,7 @@ impl Checker {
             queue: BTreeMap::new(),
             leading: BTreeMap::new(),
             campaigning: BTreeMap::new(),
-            resigning: HashMap::new(),
-            resigning_since: BTreeMap::new(),
+            resigning: BTreeMap::new(),
             crashed: HashMap::new(),
             campaign_ttl: HashMap::new(),
             campaigns_begun: HashMap::new(),
@@ -419,8 +423,8 @@ impl Checker {
                             process,
                         );
                     }
-                    if let Some(deleted) = self.resigning.get_mut(&process) {
-                        *deleted = true;
+                    if let Some(resigning) = self.resigning.get_mut(&process) {
+                        resigning.deleted = true;
                     }
                 }
                 self.update_due(at_ms, index);
@@ -456,8 +460,7 @@ impl Checker {
             Note::Calling { function } if function == "resign" => {
                 // Once it has decided to resign, a process no longer counts as leading.
                 self.leading.remove(&process);
-                self.resigning.insert(process, false);
-                self.resigning_since.insert(process, at_ms);
+                self.resigning.insert(process, Resigning { since_ms: at_ms, deleted: false });
             }
             Note::Elected { key, version } => {
                 self.campaigning.remove(&process);
@@ -566,8 +569,7 @@ impl Checker {
                 self.update_due(at_ms, index);
             }
             Note::Resigned { key, version, ok } => {
-                self.resigning_since.remove(&process);
-                let deleted = self.resigning.remove(&process).unwrap_or(false);
+                let deleted = self.resigning.remove(&process).is_some_and(|resigning| resigning.deleted);
                 let still_there = self
                     .queue
                     .get(key)
@@ -686,9 +688,9 @@ impl Checker {
 
     /// A process still inside `resign` when the run ended: its caller never hears whether it left.
     fn stuck_in_resign(&self, index: usize, end_ms: u64, why: &str) -> Option<Violation> {
-        let (&process, since_ms) =
-            self.resigning_since.iter().find(|(process, _)| !self.crashed.contains_key(process))?;
-        let deleted = if self.resigning.get(&process) == Some(&true) { ", after its key was deleted" } else { "" };
+        let (&process, &Resigning { since_ms, deleted }) =
+            self.resigning.iter().find(|(process, _)| !self.crashed.contains_key(process))?;
+        let deleted = if deleted { ", after its key was deleted" } else { "" };
         violation(
             "resign-deletes",
             format!(
@@ -754,9 +756,10 @@ mod tests {
     //! Mistakes the Rust variants do not make, written here as small Rust
     //! candidates, each held to the rule it breaks and a story naming its cause.
 
-    use sim::{run_processes, Ctx, Note, Sim};
+    use lease::Leadership;
+    use sim::Ctx;
 
-    use super::super::workload::ElectionStep;
+    use super::super::harness::{run_candidates, Candidate};
     use super::super::ElectionExercise;
     use super::*;
     use crate::grade::Exercise;
@@ -773,70 +776,42 @@ mod tests {
         WatchesItself,
     }
 
-    async fn campaign(mistake: Mistake, ctx: &Ctx, ttl_ms: u64) -> Result<(String, u64), String> {
-        let key = format!("{ELECTION_PREFIX}{}", ctx.name());
-        let ttl_ms = (mistake != Mistake::NoTtl).then_some(ttl_ms);
-        let create = || async { ctx.compare_and_swap(&key, &ctx.name(), None, None, ttl_ms).await };
-        let mut mine = create().await?.map_err(|_| "exists".to_string())?;
-        loop {
-            let (version, records) = ctx.list(ELECTION_PREFIX).await?;
-            if !records.iter().any(|record| record.key == key) {
-                mine = create().await?.map_err(|_| "exists".to_string())?;
-                continue;
+    impl Candidate for Mistake {
+        async fn campaign(self, ctx: &Ctx, prefix: &str, ttl_ms: u64) -> Result<Leadership, String> {
+            let key = format!("{prefix}{}", ctx.name());
+            let ttl_ms = (self != Mistake::NoTtl).then_some(ttl_ms);
+            let create = || async { ctx.compare_and_swap(&key, &ctx.name(), None, None, ttl_ms).await };
+            let mut mine = create().await?.map_err(|_| "exists".to_string())?;
+            loop {
+                let (version, records) = ctx.list(prefix).await?;
+                if !records.iter().any(|record| record.key == key) {
+                    mine = create().await?.map_err(|_| "exists".to_string())?;
+                    continue;
+                }
+                let older: Vec<_> = records
+                    .iter()
+                    .filter(|record| {
+                        record.create_version < mine
+                            || (self == Mistake::WatchesItself && record.create_version == mine)
+                    })
+                    .collect();
+                let Some(ahead) = older.last() else { return Ok(Leadership { key, version: mine }) };
+                match self {
+                    Mistake::Polls => ctx.sleep(20).await,
+                    Mistake::WatchesFromKeyVersion => drop(ctx.watch(&ahead.key, ahead.key_version).await?),
+                    Mistake::NoTtl | Mistake::WatchesItself => drop(ctx.watch(&ahead.key, version).await?),
+                }
             }
-            let older: Vec<_> = records
-                .iter()
-                .filter(|record| {
-                    record.create_version < mine || (mistake == Mistake::WatchesItself && record.create_version == mine)
-                })
-                .collect();
-            let Some(ahead) = older.last() else { return Ok((key, mine)) };
-            match mistake {
-                Mistake::Polls => ctx.sleep(20).await,
-                Mistake::WatchesFromKeyVersion => drop(ctx.watch(&ahead.key, ahead.key_version).await?),
-                Mistake::NoTtl | Mistake::WatchesItself => drop(ctx.watch(&ahead.key, version).await?),
-            }
+        }
+
+        async fn resign(self, ctx: &Ctx, leadership: &Leadership) -> Result<bool, String> {
+            Ok(ctx.delete(&leadership.key, Some(leadership.version)).await.unwrap_or(false))
         }
     }
 
     fn story(mistake: Mistake, scenario: &str) -> (String, String) {
         let case = ElectionExercise.scenarios().into_iter().find(|found| found.id == scenario).unwrap().case;
-        let sim = Sim::new(case.plan.clone(), case.limits.clone());
-        let scripts = case.workload.scripts.clone();
-        let (ending, sim) = run_processes(
-            sim,
-            |ctx| {
-                let script = scripts.get(ctx.process() as usize).cloned().unwrap_or_default();
-                async move {
-                    let mut leading = None;
-                    for step in script {
-                        match step {
-                            ElectionStep::Sleep { ms } => ctx.sleep(ms).await,
-                            ElectionStep::Campaign { ttl_ms } => {
-                                ctx.note(Note::Calling { function: "campaign".into() });
-                                let Ok((key, version)) = campaign(mistake, &ctx, ttl_ms).await else { return };
-                                ctx.note(Note::Elected { key: key.clone(), version });
-                                leading = Some((key, version));
-                            }
-                            ElectionStep::Lead { ms } => {
-                                if leading.is_some() {
-                                    ctx.sleep(ms).await
-                                }
-                            }
-                            ElectionStep::Resign => {
-                                if let Some((key, version)) = leading.take() {
-                                    ctx.note(Note::Calling { function: "resign".into() });
-                                    let ok = ctx.delete(&key, Some(version)).await.unwrap_or(false);
-                                    ctx.note(Note::Resigned { key, version, ok });
-                                }
-                            }
-                        }
-                    }
-                }
-            },
-            |_| false,
-        );
-        let execution = Execution { ending, trace: sim.into_trace() };
+        let execution = run_candidates(mistake, &case);
         let violation = check(&case, &execution).expect("the mistake is caught");
         (violation.invariant, violation.message)
     }

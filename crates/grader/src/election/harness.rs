@@ -9,6 +9,27 @@ use super::workload::{ElectionStep, ElectionWorkload, ELECTION_PREFIX};
 use crate::grade::{Case, Execution};
 
 pub fn run_rust(variant: ElectionVariant, case: &Case<ElectionWorkload>) -> Execution {
+    run_candidates(variant, case)
+}
+
+/// One way to campaign and resign: a Rust variant, or a checker test's mistake.
+pub(super) trait Candidate: Copy + 'static {
+    async fn campaign(self, ctx: &Ctx, prefix: &str, ttl_ms: u64) -> Result<Leadership, String>;
+    async fn resign(self, ctx: &Ctx, leadership: &Leadership) -> Result<bool, String>;
+}
+
+impl Candidate for ElectionVariant {
+    async fn campaign(self, ctx: &Ctx, prefix: &str, ttl_ms: u64) -> Result<Leadership, String> {
+        ElectionVariant::campaign(self, ctx, prefix, ttl_ms).await
+    }
+
+    async fn resign(self, ctx: &Ctx, leadership: &Leadership) -> Result<bool, String> {
+        ElectionVariant::resign(self, ctx, leadership).await
+    }
+}
+
+/// Every process of `case` runs its script with `candidate`.
+pub(super) fn run_candidates(candidate: impl Candidate, case: &Case<ElectionWorkload>) -> Execution {
     let sim = Sim::new(case.plan.clone(), case.limits.clone());
     let scripts = case.workload.scripts.clone();
     let (ending, sim) = run_processes(
@@ -16,7 +37,7 @@ pub fn run_rust(variant: ElectionVariant, case: &Case<ElectionWorkload>) -> Exec
         |ctx| {
             let script = scripts.get(ctx.process() as usize).cloned().unwrap_or_default();
             async move {
-                if let Err(message) = run_candidate(variant, &ctx, &script).await {
+                if let Err(message) = run_candidate(candidate, &ctx, &script).await {
                     ctx.note(Note::Failed { message });
                 }
             }
@@ -26,14 +47,14 @@ pub fn run_rust(variant: ElectionVariant, case: &Case<ElectionWorkload>) -> Exec
     Execution { ending, trace: sim.into_trace() }
 }
 
-async fn run_candidate(variant: ElectionVariant, ctx: &Ctx, script: &[ElectionStep]) -> Result<(), String> {
+async fn run_candidate(candidate: impl Candidate, ctx: &Ctx, script: &[ElectionStep]) -> Result<(), String> {
     let mut leading: Option<Leadership> = None;
     for step in script {
         match step {
             ElectionStep::Sleep { ms } => ctx.sleep(*ms).await,
             ElectionStep::Campaign { ttl_ms } => {
                 ctx.note(Note::Calling { function: "campaign".into() });
-                let leadership = variant.campaign(ctx, ELECTION_PREFIX, *ttl_ms).await?;
+                let leadership = candidate.campaign(ctx, ELECTION_PREFIX, *ttl_ms).await?;
                 ctx.note(Note::Elected { key: leadership.key.clone(), version: leadership.version });
                 leading = Some(leadership);
             }
@@ -45,7 +66,7 @@ async fn run_candidate(variant: ElectionVariant, ctx: &Ctx, script: &[ElectionSt
             ElectionStep::Resign => {
                 if let Some(leadership) = leading.take() {
                     ctx.note(Note::Calling { function: "resign".into() });
-                    let ok = variant.resign(ctx, &leadership).await?;
+                    let ok = candidate.resign(ctx, &leadership).await?;
                     ctx.note(Note::Resigned { key: leadership.key, version: leadership.version, ok });
                 }
             }
