@@ -86,7 +86,19 @@ pub fn build_wasm() -> Result<(), String> {
         let mut args = vec!["build", "--profile", profile, "--target", WASM_TARGET, "-p", "wasm"];
         args.extend(features);
         cmd::run(command("cargo", &args))?;
-        let input = cargo_target_dir().join(format!("{WASM_TARGET}/{profile}/{WASM_NAME}.wasm"));
+        let built = cargo_target_dir().join(format!("{WASM_TARGET}/{profile}/{WASM_NAME}.wasm"));
+        let input = if registry_section {
+            let instrumented = cargo_target_dir().join(format!("{WASM_TARGET}/{profile}/{WASM_NAME}.host-stack.wasm"));
+            let probe = std::env::var("LEASELAB_STACK_PROBE").ok().map(|_| "leaselab_stack_probe");
+            let done = crate::host_stack::instrument(&built, &instrumented, probe)?;
+            eprintln!(
+                "host stack: {} C functions weighed, the heaviest frame {} bytes",
+                done.functions, done.weight_max
+            );
+            instrumented
+        } else {
+            built
+        };
         let pkg = pkg();
         let wasm = pkg.join(format!("{out_name}_bg.wasm"));
         let stamp = pkg.join(format!("{out_name}.stamp"));
@@ -98,24 +110,11 @@ pub fn build_wasm() -> Result<(), String> {
             eprintln!("web/pkg/{out_name}: unchanged since its last build");
             continue;
         }
-        let pkg_text = pkg.to_string_lossy().into_owned();
         // Until every step below has succeeded, web/pkg is not what the stamp says.
         if stamp.exists() {
             std::fs::remove_file(&stamp).map_err(|error| format!("cannot remove {}: {error}", stamp.display()))?;
         }
-        cmd::run(command(
-            "wasm-bindgen",
-            &[
-                "--target",
-                "web",
-                "--no-typescript",
-                "--out-name",
-                out_name,
-                "--out-dir",
-                &pkg_text,
-                &input.to_string_lossy(),
-            ],
-        ))?;
+        wasm_bindgen(&input, &pkg, out_name)?;
         // Only binaryen from npm reads current wasm-bindgen output (Debian's is too old).
         let wasm_text = wasm.to_string_lossy().into_owned();
         let mut opt_args = opt_flags.to_vec();
@@ -130,6 +129,23 @@ pub fn build_wasm() -> Result<(), String> {
         std::fs::write(&stamp, fingerprint).map_err(|error| format!("cannot write {}: {error}", stamp.display()))?;
     }
     Ok(())
+}
+
+/// wasm-bindgen's glue for the web (an ES module) and its module, into `out_dir`.
+pub fn wasm_bindgen(input: &Path, out_dir: &Path, out_name: &str) -> Result<(), String> {
+    cmd::run(command(
+        "wasm-bindgen",
+        &[
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-name",
+            out_name,
+            "--out-dir",
+            &out_dir.to_string_lossy(),
+            &input.to_string_lossy(),
+        ],
+    ))
 }
 
 /// Names what `web/pkg` is made from: the module cargo built (its size and

@@ -8,9 +8,11 @@ mod build;
 mod check;
 mod cmd;
 mod dist;
+mod host_stack;
 mod lesson;
 mod serve;
 mod site;
+mod stack_budget;
 mod test;
 mod tools;
 
@@ -30,6 +32,8 @@ tasks:
                    static host at any path (serve .wasm as application/wasm where you can)
   test             run every test: Rust, wasm (Node and Chromium), node and browser end-to-end
   bench            print figures: page and wasm sizes, grader speed (Rust, Node, Chromium)
+  stack-budget     measure, in Node and Chromium, how deep each kind of deep program goes before
+                   the host's native stack runs out (the engine's stack budget must stay below)
   check            check the lesson's content (every error, with file:line:col), and that
                    every exercise's solution passes and its starter runs and fails
 ";
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
         "test" => test::run(rest),
         "check" => check::run(),
         "bench" => bench(),
+        "stack-budget" => stack_budget::run(),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

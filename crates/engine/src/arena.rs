@@ -1,35 +1,18 @@
-//! QuickJS's heap: one fixed region and a size-class allocator whose whole
-//! state is in the region and in [`ArenaState`], so copying both is a
-//! snapshot of the engine that can be put back before every run (the
-//! sandbox's seal). Nothing of a runtime lives outside its arena, so a run
-//! cannot leave anything behind for the next, and a replay is the same run
-//! byte for byte.
+//! QuickJS's heap: one fixed region and the allocator of [`crate::heap`],
+//! whose whole state is in the region and in a [`HeapState`], so copying
+//! both is a snapshot of the engine that can be put back before every run
+//! (the sandbox's seal). Nothing of a runtime lives outside its arena, so a
+//! run cannot leave anything behind for the next, and a replay is the same
+//! run byte for byte.
 //!
 //! The region's size is the sandbox's memory cap: an allocation that does
 //! not fit fails (QuickJS then throws "out of memory"), and the failure is
 //! counted, so a bomb whose error vanished into a `catch` is still seen.
-//!
-//! Blocks are handed out from free lists of their size class, or else from
-//! the end of what was ever used (`bump`). Classes are 16-byte steps up to
-//! 512 bytes, then powers of two. Each block starts with a 16-byte header
-//! holding its class (16 bytes keep payloads aligned for any value).
 
-const HEADER: usize = 16;
-const SMALL_STEP: usize = 16;
-const SMALL_MAX: usize = 512;
-const SMALL_CLASSES: usize = SMALL_MAX / SMALL_STEP;
-const CLASSES: usize = SMALL_CLASSES + 32;
-/// log2 of the first power-of-two class's capacity (1,024 bytes).
-const FIRST_POWER: usize = 10;
+use crate::heap::{Heap, HeapState};
 
-/// Everything the allocator knows besides the region's bytes.
-#[derive(Clone, Copy)]
-pub struct ArenaState {
-    /// Bytes of the region ever handed out: everything above is unused.
-    used: usize,
-    /// Each class's first free block (an address), or 0.
-    free: [usize; CLASSES],
-}
+/// The heap's blocks are aligned to this, and so is the region's start.
+const ALIGN: usize = 16;
 
 /// Memory for arenas, all zeros when handed out. Fresh regions come
 /// straight from the platform, whose new pages are zero and cost nothing
@@ -74,7 +57,7 @@ pub struct Arena {
     region: Option<Region>,
     base: *mut u8,
     capacity: usize,
-    state: ArenaState,
+    state: HeapState,
     /// The most bytes ever used: everything above is still zero.
     high_water: usize,
     /// Allocations refused since the arena was made: only grows.
@@ -96,7 +79,7 @@ const REGIONS_KEPT: usize = 2;
 /// A copy of an arena's used bytes and its state.
 #[derive(Default)]
 pub struct Snapshot {
-    state: ArenaState,
+    state: HeapState,
     bytes: Vec<u8>,
 }
 
@@ -111,28 +94,10 @@ impl Snapshot {
     }
 }
 
-fn class_of(total: usize) -> (usize, usize) {
-    if total <= SMALL_MAX {
-        let steps = total.div_ceil(SMALL_STEP).max(1);
-        (steps - 1, steps * SMALL_STEP)
-    } else {
-        let bits = (usize::BITS - (total - 1).leading_zeros()) as usize;
-        (SMALL_CLASSES + bits - FIRST_POWER, 1 << bits)
-    }
-}
-
-fn capacity_of(class: usize) -> usize {
-    if class < SMALL_CLASSES {
-        (class + 1) * SMALL_STEP
-    } else {
-        1 << (class - SMALL_CLASSES + FIRST_POWER)
-    }
-}
-
 impl Arena {
     /// An empty arena of `capacity` bytes (rounded down to 16).
     pub fn new(capacity: usize) -> Arena {
-        let wanted = capacity + HEADER;
+        let wanted = capacity + ALIGN;
         let reused = ZEROED_REGIONS.with(|regions| {
             let mut regions = regions.borrow_mut();
             let index = regions.iter().position(|region| region.len >= wanted)?;
@@ -140,12 +105,12 @@ impl Arena {
         });
         let region = reused.unwrap_or_else(|| Region::fresh(wanted));
         let start = region.start;
-        let base = start.wrapping_add(start.align_offset(HEADER));
+        let base = start.wrapping_add(start.align_offset(ALIGN));
         Arena {
             region: Some(region),
             base,
-            capacity: capacity & !(HEADER - 1),
-            state: ArenaState::EMPTY,
+            capacity: capacity & !(ALIGN - 1),
+            state: HeapState::EMPTY,
             high_water: 0,
             refused: 0,
         }
@@ -161,66 +126,39 @@ impl Arena {
         self.state.used
     }
 
+    fn heap(&mut self) -> Heap<'_> {
+        Heap { base: self.base, capacity: self.capacity, state: &mut self.state }
+    }
+
+    fn refused_if_null(&mut self, block: *mut u8) -> *mut u8 {
+        if block.is_null() {
+            self.refused += 1;
+        } else {
+            self.high_water = self.high_water.max(self.state.used);
+        }
+        block
+    }
+
     /// A block of at least `size` bytes, or null when the region is full.
     ///
     /// # Safety
     /// The arena's region must not have been written except through these functions.
     pub unsafe fn malloc(&mut self, size: usize) -> *mut u8 {
-        let Some(total) = size.checked_add(HEADER) else {
-            self.refused += 1;
-            return std::ptr::null_mut();
-        };
-        if total > self.capacity {
-            self.refused += 1;
-            return std::ptr::null_mut();
-        }
-        let (class, capacity) = class_of(total);
-        let head = self.state.free[class];
-        let block = if head != 0 {
-            self.state.free[class] = *(head as *const usize);
-            head as *mut u8
-        } else {
-            if self.state.used + capacity > self.capacity {
-                self.refused += 1;
-                return std::ptr::null_mut();
-            }
-            let block = self.base.add(self.state.used);
-            self.state.used += capacity;
-            self.high_water = self.high_water.max(self.state.used);
-            block
-        };
-        *(block as *mut usize) = class;
-        block.add(HEADER)
+        let block = self.heap().allocate(size);
+        self.refused_if_null(block)
     }
 
     /// # Safety
     /// `pointer` is null or came from this arena's `malloc`/`realloc` and was not freed.
     pub unsafe fn free(&mut self, pointer: *mut u8) {
-        if pointer.is_null() {
-            return;
-        }
-        let block = pointer.sub(HEADER);
-        let class = *(block as *const usize);
-        *(block as *mut usize) = self.state.free[class];
-        self.state.free[class] = block as usize;
+        self.heap().free(pointer);
     }
 
     /// # Safety
     /// As for `free`.
     pub unsafe fn realloc(&mut self, pointer: *mut u8, size: usize) -> *mut u8 {
-        if pointer.is_null() {
-            return self.malloc(size);
-        }
-        let usable = usable_size(pointer);
-        if size <= usable {
-            return pointer;
-        }
-        let fresh = self.malloc(size);
-        if !fresh.is_null() {
-            std::ptr::copy_nonoverlapping(pointer, fresh, usable);
-            self.free(pointer);
-        }
-        fresh
+        let block = self.heap().reallocate(pointer, size);
+        self.refused_if_null(block)
     }
 
     /// The used part of the region and the allocator's state, now.
@@ -249,6 +187,18 @@ impl Arena {
         }
         self.restore(snapshot);
         self.high_water = kept;
+    }
+
+    /// Zeroes what was used and given back since the arena was made, as if
+    /// it had never been used: the arena is then what `snapshot` and
+    /// `reset_to` would make of it, byte for byte.
+    pub fn zero_unused(&mut self) {
+        let used = self.state.used;
+        if self.high_water > used {
+            // SAFETY: `high_water` bytes from `base` lie within the region.
+            unsafe { std::ptr::write_bytes(self.base.add(used), 0, self.high_water - used) };
+        }
+        self.high_water = used;
     }
 
     /// The region's bytes up to the most ever used (for tests comparing two arenas).
@@ -281,42 +231,17 @@ impl Drop for Arena {
     }
 }
 
-impl ArenaState {
-    const EMPTY: ArenaState = ArenaState { used: 0, free: [0; CLASSES] };
-}
-
-impl Default for ArenaState {
-    fn default() -> ArenaState {
-        ArenaState::EMPTY
-    }
-}
-
 /// The bytes a block from `malloc` can hold.
 ///
 /// # Safety
 /// `pointer` is null or a live block of an arena.
 pub unsafe fn usable_size(pointer: *const u8) -> usize {
-    if pointer.is_null() {
-        return 0;
-    }
-    capacity_of(*(pointer.sub(HEADER) as *const usize)) - HEADER
+    crate::heap::usable_size(pointer)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn classes_hold_what_was_asked_and_round_up_little() {
-        for total in 1..70_000 {
-            let (class, capacity) = class_of(total);
-            assert!(capacity >= total, "{total}");
-            assert_eq!(capacity_of(class), capacity, "{total}");
-            assert!(class < CLASSES);
-        }
-        assert_eq!(class_of(16), (0, 16));
-        assert_eq!(class_of(513), (SMALL_CLASSES, 1024));
-    }
 
     #[test]
     fn freed_blocks_are_reused_and_a_restore_forgets_later_blocks() {
@@ -327,7 +252,7 @@ mod tests {
             let snapshot = arena.snapshot();
             arena.free(a);
             let b = arena.malloc(110);
-            assert_eq!(a, b, "the same class reuses the freed block");
+            assert_eq!(a, b, "the freed block is handed out again");
             std::ptr::write_bytes(b, 9, 90);
             let c = arena.malloc(5000);
             assert!(!c.is_null());
@@ -357,10 +282,10 @@ mod tests {
         unsafe {
             assert!(arena.malloc(1 << 20).is_null());
             assert!(!arena.malloc(1000).is_null());
-            assert!(arena.malloc(3000).is_null());
+            assert!(arena.malloc(3100).is_null());
+            assert!(!arena.malloc(3000).is_null(), "what is left of the arena is there to take");
             assert_eq!(arena.refused(), 2);
-            let small = arena.malloc(10);
-            let grown = arena.realloc(small, 100_000);
+            let grown = arena.realloc(std::ptr::null_mut(), 100_000);
             assert!(grown.is_null());
             assert_eq!(arena.refused(), 3);
         }

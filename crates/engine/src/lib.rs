@@ -17,6 +17,7 @@
 
 pub mod arena;
 pub mod delivery;
+mod heap;
 mod js;
 pub mod limits;
 pub mod module;
@@ -80,7 +81,7 @@ pub fn grade(
 ) -> Result<Graded, String> {
     let Listener { on_run, on_test } = listener;
     let exercise = runner::Exercise::named(submission.exercise)?;
-    let problems = preflight::preflight(submission.source, submission.file, exercise.exports, clock);
+    let problems = preflight::preflight(submission.source, submission.file, exercise.exports, submission.limits, clock);
     if !problems.is_empty() {
         return Ok(Graded::Problems(problems));
     }

@@ -12,8 +12,8 @@ use crate::module::{load_module, ModuleError};
 use crate::sandbox::{Clock, Sandbox};
 
 /// Problems that keep `source` from being graded as `file` exporting `exports`; empty if none.
-pub fn preflight(source: &str, file: &str, exports: &[&str], clock: Clock) -> Vec<String> {
-    let mut sandbox = Sandbox::new(Limits::default(), clock);
+pub fn preflight(source: &str, file: &str, exports: &[&str], limits: Limits, clock: Clock) -> Vec<String> {
+    let mut sandbox = Sandbox::new(limits, clock);
     sandbox.begin_run();
     let namespace = match load_module(&mut sandbox, source, file) {
         Ok(namespace) => namespace,

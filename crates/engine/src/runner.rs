@@ -249,6 +249,7 @@ fn run_once(ready: &mut Ready, mut run: SimRun, workload: &str, source: &str, fi
                 }
             },
         };
+        sandbox.begin_step();
         match string(&run.local_now_all()) {
             Ok(clocks) => drop(call_harness(
                 sandbox,
@@ -267,10 +268,12 @@ fn run_once(ready: &mut Ready, mut run: SimRun, workload: &str, source: &str, fi
             Step::Done => break,
             Step::Crashed { process } => {
                 current = process;
+                sandbox.begin_step();
                 drop(call_harness(sandbox, harness.crashed, harness.instance, &[js::int(process as i32)]));
             }
             Step::Deliver { process, delivery } => {
                 current = process;
+                sandbox.begin_step();
                 match string(&delivery) {
                     Ok(delivery) => drop(call_harness(sandbox, harness.deliver, harness.instance, &[delivery.raw()])),
                     Err(_) => sandbox.stop(crate::limits::reasons::memory()),

@@ -34,7 +34,9 @@ struct Host {
     arena: Arena,
     limits: Limits,
     clock: Clock,
-    interrupts: u32,
+    /// Interrupt-handler calls in this step, and in this run.
+    step_interrupts: u32,
+    run_interrupts: u32,
     /// Drains of the job queue this run (the clock is read every few).
     drains: u32,
     stopped: Option<String>,
@@ -50,7 +52,8 @@ impl Host {
 
     /// Fresh budgets and deadline, and no stop: a run (or a spare's new use) starts.
     fn start(&mut self) {
-        self.interrupts = 0;
+        self.step_interrupts = 0;
+        self.run_interrupts = 0;
         self.drains = 0;
         self.stopped = None;
         self.refused_before = self.arena.refused();
@@ -180,16 +183,21 @@ static ARENA_FUNCTIONS: q::JSMallocFunctions = q::JSMallocFunctions {
 
 unsafe extern "C" fn interrupt(_: *mut q::JSRuntime, opaque: *mut c_void) -> c_int {
     let host = host_of(opaque);
-    host.interrupts += 1;
+    host.step_interrupts += 1;
+    host.run_interrupts += 1;
     if host.stopped.is_some() {
         return 1;
     }
-    if host.interrupts > host.limits.step_budget {
+    if host.step_interrupts > host.limits.step_budget {
         host.stopped = Some(reasons::steps(&host.limits));
         return 1;
     }
-    // The backstop: never used by well-behaved runs, so it cannot change a verdict that the budget decides.
-    if host.interrupts & 15 == 0 && (host.clock)() > host.deadline {
+    if host.run_interrupts > host.limits.run_budget {
+        host.stopped = Some(reasons::run(&host.limits));
+        return 1;
+    }
+    // The backstop: never used by well-behaved runs, so it cannot change a verdict that the budgets decide.
+    if host.run_interrupts & 15 == 0 && (host.clock)() > host.deadline {
         host.stopped = Some(reasons::wall(&host.limits));
         return 1;
     }
@@ -282,7 +290,8 @@ impl Sandbox {
             arena: Arena::new(MEMORY_BYTES),
             limits,
             clock,
-            interrupts: 0,
+            step_interrupts: 0,
+            run_interrupts: 0,
             drains: 0,
             stopped: None,
             deadline: clock() + f64::from(limits.wall_ms),
@@ -329,8 +338,10 @@ impl Sandbox {
             let inspect = js::get(ctx, &tools, c"inspect").ok().expect("the prelude's tools have inspect");
             (rt, ctx, tools.leak(), inspect.leak())
         };
-        // Taken once the set-up's own values are freed, so a spare put back
-        // to it is the state a sandbox made anew would be in.
+        // Taken once the set-up's own values are freed (and the space they
+        // gave back zeroed), so a spare put back to it is the state a
+        // sandbox made anew would be in.
+        host.arena.zero_unused();
         let fresh = host.arena.snapshot();
         Sandbox { rt, ctx, tools, inspect, sealed: None, fresh, host: ManuallyDrop::new(host) }
     }
@@ -371,6 +382,13 @@ impl Sandbox {
         // The stack limit counts from here, the same depth every run.
         // SAFETY: the runtime is live.
         unsafe { q::JS_UpdateStackTop(self.rt) };
+    }
+
+    /// Starts a step: the code is resumed (a process starts, a reply or a
+    /// sleep's end is delivered) and runs until it waits again, under a
+    /// fresh step budget. The run's budget and deadline go on.
+    pub fn begin_step(&mut self) {
+        self.host.step_interrupts = 0;
     }
 
     /// Why the sandbox stopped the code, or None.

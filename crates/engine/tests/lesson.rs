@@ -19,8 +19,12 @@ fn lesson_file(exercise: &str, name: &str) -> String {
 }
 
 fn graded(exercise: &str, source: &str) -> Graded {
+    graded_within(exercise, source, Limits::default())
+}
+
+fn graded_within(exercise: &str, source: &str, limits: Limits) -> Graded {
     let file = grader::registry::info(exercise).expect("a registered exercise").file;
-    let submission = Submission { exercise, source, file, limits: Limits::default() };
+    let submission = Submission { exercise, source, file, limits };
     let options = GradeOptions { seeds: 20, ..GradeOptions::default() };
     grade(
         &submission,
@@ -66,11 +70,79 @@ fn limits_stop_runaway_code_with_their_words() {
             + "\nexport async function lock(ctx, ...rest) { for (;;) {} }\n";
     let Graded::Report(report) = graded("lock", &source) else { panic!("problems") };
     let text = serde_json::to_string(&report).unwrap();
-    assert!(text.contains("kept running without waiting for the store (more than 3000000 steps in one go)"), "{text}");
+    assert!(
+        text.contains("kept running without waiting for the store (more than 3000000 operations since it last waited)"),
+        "{text}"
+    );
     let source = "let keep = []; export function tryLock() {} export function unlock() {} export async function lock() { for (;;) keep.push(new Array(100000).fill(1)); }";
     let Graded::Report(report) = graded("lock", source) else { panic!("problems") };
     let text = serde_json::to_string(&report).unwrap();
     assert!(text.contains("used more than 32 MiB of memory"), "{text}");
+}
+
+/// The lease's solution with some work before each unit of work: `steps`
+/// loop iterations, each about one of QuickJS's operations.
+fn lease_working_between_waits(steps: u32) -> String {
+    lesson_file("lease", "solution.js")
+        .replace("    await ctx.work();", &format!("    busy({steps});\n    await ctx.work();"))
+        + "\nfunction busy(count) { let total = 0; for (let i = 0; i < count; i += 1) total += i; return total; }\n"
+}
+
+#[test]
+fn bounded_work_between_waits_passes_however_many_steps_a_run_has() {
+    // 20,000 loop turns a step, under a step budget made small for the test
+    // (100,000), dozens of steps a run: far more than one step's budget in
+    // all, less in any one step.
+    let limits = Limits { step_budget: 10, ..Limits::default() };
+    let Graded::Report(report) = graded_within("lease", &lease_working_between_waits(20_000), limits) else {
+        panic!("problems")
+    };
+    assert_eq!(report.score, report.max_score, "{}", serde_json::to_string(&report).unwrap());
+}
+
+#[test]
+fn a_run_that_works_too_long_in_all_meets_the_run_budget() {
+    // Each step within the step budget (3,000,000), the run's total past a
+    // run budget made small for the test (6,000,000).
+    let limits = Limits { run_budget: 600, ..Limits::default() };
+    let Graded::Report(report) = graded_within("lease", &lease_working_between_waits(1_000_000), limits) else {
+        panic!("problems")
+    };
+    let text = serde_json::to_string(&report).unwrap();
+    assert!(text.contains("ran more than 6000000 operations in one test run"), "{text}");
+}
+
+/// The lock's solution calling `work` at the start of every `lock()`,
+/// which `definition` defines (a function's memory is freed when it returns).
+fn lock_calling(work: &str, definition: &str) -> String {
+    lesson_file("lock", "solution.js").replacen(
+        "export async function lock(ctx, key, ttlMs) {",
+        &format!("{definition}\nexport async function lock(ctx, key, ttlMs) {{\n  {work};"),
+        1,
+    )
+}
+
+#[test]
+fn correct_code_gets_the_memory_the_docs_state() {
+    // One block of 28 MiB: the 32 MiB heap less what the runtime, the
+    // harness and the module's instances take.
+    let source = lock_calling(
+        "touch(28 * 1024 * 1024)",
+        "function touch(bytes) { const big = new Uint8Array(bytes); big[bytes - 1] = 1; return big[0]; }",
+    );
+    assert!(source.contains("touch(28"), "the lock solution starts as this test expects");
+    let Graded::Report(report) = graded("lock", &source) else { panic!("problems") };
+    assert_eq!(report.score, report.max_score, "{}", serde_json::to_string(&report).unwrap());
+    // An array grown one element at a time to 1 Mi numbers: 16 MiB here,
+    // where a value takes 16 bytes (8 in wasm), which an allocator that
+    // rounds blocks up to a power of two cannot hold with its last copy.
+    let source = lock_calling(
+        "grow(1024 * 1024)",
+        "function grow(count) { const grown = []; for (let i = 0; i < count; i += 1) grown.push(i); return grown.length; }",
+    );
+    let limits = Limits { step_budget: 3_000, run_budget: 100_000, ..Limits::default() };
+    let Graded::Report(report) = graded_within("lock", &source, limits) else { panic!("problems") };
+    assert_eq!(report.score, report.max_score, "{}", serde_json::to_string(&report).unwrap());
 }
 
 /// A thread's sandboxes are spares of the ones before (put back as new):

@@ -29,6 +29,8 @@ mod grading;
 mod js_types;
 #[cfg(feature = "grader")]
 mod sim_handle;
+#[cfg(feature = "stack-probe")]
+mod stack_probe;
 mod store_handle;
 
 #[cfg(feature = "grader")]
