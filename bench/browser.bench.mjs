@@ -7,7 +7,7 @@
 // the first failing test's row in the page, beside the time to the summary
 // (all tests in, which is when the failure appeared before results came as
 // they finish), warm. Then, if bench/runner.bench.mjs ran before
-// (target/bench/node.json), Chromium beside Node, the unsandboxed V8 run,
+// (target/bench/node.json), Chromium beside Node,
 // native Rust and the conventional Vitest suite. Prints figures only.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -132,12 +132,12 @@ if (existsSync(NODE_FIGURES)) {
   } else {
     const ms = (value) => `${value.toFixed(0).padStart(6)} ms`;
     const times = (a, b) => `${(a / b).toFixed(1).padStart(5)}×`;
-    console.log(`all at the default budget (${seeds} seeds); Node, V8 and native from bench/runner.bench.mjs, run just before`);
-    console.log(`  exercise  Chromium warm  Chromium cold    Node sandboxed  unsandboxed V8  native Rust   warm/V8  warm/native`);
+    console.log(`all at the default budget (${seeds} seeds); Node and native from bench/runner.bench.mjs, run just before`);
+    console.log(`  exercise  Chromium warm  Chromium cold    Node sandboxed  native Rust   warm/native`);
     for (const [exercise, figures] of Object.entries(chromium)) {
       const other = node.exercises[exercise];
       if (!other) continue;
-      console.log(`  ${exercise.padEnd(8)}  ${ms(figures.warmMs)}      ${ms(figures.coldMs)}      ${ms(other.sandboxedMs)}       ${ms(other.unsandboxedMs)}   ${ms(other.nativeMs)}   ${times(figures.warmMs, other.unsandboxedMs)}   ${times(figures.warmMs, other.nativeMs)}`);
+      console.log(`  ${exercise.padEnd(8)}  ${ms(figures.warmMs)}      ${ms(figures.coldMs)}      ${ms(other.sandboxedMs)}       ${ms(other.nativeMs)}   ${times(figures.warmMs, other.nativeMs)}`);
     }
     if (node.vitest && chromium.lock) {
       console.log(`  conventional Vitest suite of lock: ${node.vitest.wallSeconds.toFixed(2)} s wall, ${node.vitest.testMs.toFixed(0)} ms of tests; Chromium warm lock is ${times(node.vitest.testMs, chromium.lock.warmMs)} faster than its test time, ${times(node.vitest.wallSeconds * 1000, chromium.lock.warmMs)} than its wall time`);

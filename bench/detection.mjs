@@ -15,7 +15,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
 import { registryOf } from "../runner/registry.js";
-import { createCaseRunner } from "../runner/run-case.js";
 
 const engines = await loadNodeEngines();
 const registry = registryOf(engines.leaselab);
@@ -50,23 +49,15 @@ const ONLY_RANDOM = [999_999, 1_000_000];
 console.log(`detection on ${files.length} known-buggy files: named scenarios that fail, and the share of ${SEEDS} single random schedules that fail (default budget ${DEFAULT_SEEDS})`);
 console.log(`  ${"file".padEnd(48)} named  random share  chance the default budget misses it`);
 for (const { exercise, name, source } of files) {
-  // A fresh QuickJS instance per file, as gradeSource gives each submission.
-  engines.quickjs.beginSubmission();
-  await engines.quickjs.refill();
-  const runner = createCaseRunner(engines, { exercise, source, fileName: registry.exercise(exercise).file });
-  const run = (caseJson) => runner.run(caseJson, { handOff: true });
-  try {
-    const named = JSON.parse(engines.leaselab.gradeSubmission(exercise, { seeds: 0, shrinkAttemptsMax: 0 }, run));
-    const namedFailures = named.tests.filter((test) => test.status !== "passed").length;
-    let caught = 0;
-    for (let seed = 1; seed <= SEEDS; seed += 1) {
-      const report = JSON.parse(engines.leaselab.gradeSubmission(exercise, { firstSeed: seed, seeds: 1, shrinkAttemptsMax: 0, scenarioPart: ONLY_RANDOM }, run));
-      if (report.tests.at(-1).status !== "passed") caught += 1;
-    }
-    const share = caught / SEEDS;
-    const miss = namedFailures > 0 ? "0 (a scenario catches it)" : (1 - share) ** DEFAULT_SEEDS < 1e-6 ? "< 1e-6" : ((1 - share) ** DEFAULT_SEEDS).toExponential(1);
-    console.log(`  ${name.padEnd(48)} ${String(namedFailures).padStart(5)}  ${share.toFixed(3).padStart(12)}  ${miss}`);
-  } finally {
-    runner.dispose();
+  const grade = (options) => JSON.parse(engines.leaselab.gradeInEngine(exercise, source, registry.exercise(exercise).file, options));
+  const named = grade({ seeds: 0, shrinkAttemptsMax: 0 });
+  const namedFailures = (named.tests ?? []).filter((test) => test.status !== "passed").length;
+  let caught = 0;
+  for (let seed = 1; seed <= SEEDS; seed += 1) {
+    const report = grade({ firstSeed: seed, seeds: 1, shrinkAttemptsMax: 0, scenarioPart: ONLY_RANDOM });
+    if (report.problems || report.tests.at(-1).status !== "passed") caught += 1;
   }
+  const share = caught / SEEDS;
+  const miss = namedFailures > 0 ? "0 (a scenario catches it)" : (1 - share) ** DEFAULT_SEEDS < 1e-6 ? "< 1e-6" : ((1 - share) ** DEFAULT_SEEDS).toExponential(1);
+  console.log(`  ${name.padEnd(48)} ${String(namedFailures).padStart(5)}  ${share.toFixed(3).padStart(12)}  ${miss}`);
 }

@@ -84,12 +84,7 @@ export class GradingThread {
     this.#worker.postMessage({ file: { exercise: file.exercise, path: file.path, source: file.source }, options });
     const event = await answer;
     this.#onTest = null;
-    if (event.message && "report" in event.message) {
-      // A thread whose engine broke down says so with its report; it is ended
-      // here, and the next file gets a fresh thread (as after any death).
-      if (event.message.retire) await this.stop();
-      return { report: event.message.report };
-    }
+    if (event.message && "report" in event.message) return { report: event.message.report };
     if (event.message) {
       await this.stop();
       return { problem: `grading ${name} failed inside the grader (${event.message.error}); the other files were graded; report this with the file` };

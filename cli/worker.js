@@ -6,7 +6,6 @@
 // to survive that.
 import { parentPort } from "node:worker_threads";
 import { loadNodeEngines } from "../runner/node/engines.js";
-import { engineBrokeDown } from "../runner/grade.js";
 import { registryOf } from "../runner/registry.js";
 import { gradeFile } from "./grade-file.js";
 
@@ -19,10 +18,7 @@ parentPort.postMessage({ ready: true, maxScores: Object.fromEntries(registryOf(e
 parentPort.on("message", async ({ file, options }) => {
   let reply;
   try {
-    const report = await gradeFile(engines, file, options, (test) => parentPort.postMessage({ test }));
-    // The engine broke down under this file: the report is right (from the
-    // JavaScript runner, runner/grade.js), but this thread is not used again.
-    reply = { report, retire: engineBrokeDown(engines) };
+    reply = { report: await gradeFile(engines, file, options, (test) => parentPort.postMessage({ test })) };
   } catch (error) {
     reply = { error: describe(error) };
   }

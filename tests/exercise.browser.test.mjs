@@ -78,7 +78,7 @@ for (const name of registry.names) {
 test("the grader's engines load when the learner starts editing, not when the page opens, and warm up on the starter unseen; the first run then grades as usual", async () => {
   const { page, context, problems } = await openLesson(session);
   // The grading engine is the grader's module (QuickJS inside it), fetched by the workers.
-  const isEngine = (request) => /\/(grader-worker\.js|leaselab_bg\.wasm|quickjs\.wasm)$/.test(new URL(request.url()).pathname);
+  const isEngine = (request) => /\/(grader-worker\.js|leaselab_bg\.wasm)$/.test(new URL(request.url()).pathname);
   const engineDownloads = [];
   context.on("request", (request) => {
     if (isEngine(request)) engineDownloads.push(request.url());

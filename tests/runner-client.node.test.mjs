@@ -133,27 +133,6 @@ test("a worker that dies fails the request it was running with a clear message; 
   assert.deepEqual(await queued, { score: 3 });
 });
 
-test("a worker whose engine broke down answers, then is ended: its report stands, and the next request goes to a fresh worker", async () => {
-  const graded = grade({ exercise: "lock", source: "nested too deeply" });
-  const worker = workers.at(-1);
-  started(worker);
-  const report = { score: 0, problems: ["lock.js: its top-level code recursed too deeply"], tests: [] };
-  worker.answer({ id: worker.last.id, type: "result", report, retire: true });
-  assert.deepEqual(await graded, report);
-  assert.equal(worker.terminated, true, "its engine was left half-way through a call: it is not used again");
-  const fresh = workers.at(-1);
-  assert.notEqual(fresh, worker, "its replacement starts at once");
-  assert.deepEqual(fresh.posted, [{ type: "load", id: 0 }], "and loads its engines before the next request");
-  fresh.answer({ id: 0, type: "result", loaded: true });
-
-  const next = grade({ exercise: "lock", source: "fine" });
-  assert.equal(workers.at(-1), fresh, "the next request goes to the replacement");
-  assert.equal(fresh.last.source, "fine");
-  fresh.answer({ id: fresh.last.id, type: "result", report: { score: 14 }, retire: false });
-  assert.deepEqual(await next, { score: 14 });
-  assert.equal(fresh.terminated, false, "a worker whose engine is whole is kept");
-});
-
 test("a deadline that passes before the worker started blames the grader, not the code", async () => {
   const grading = grade({ exercise: "lock", source: "x", deadlineMs: 2_000 });
   mock.timers.tick(2_000);
@@ -380,35 +359,4 @@ test("a warm-up grading that fails or outlasts its deadline ends the warm-up qui
   started(fresh);
   fresh.answer({ id: fresh.last.id, type: "result", report: { score: 5 } });
   assert.deepEqual(await next, { score: 5 });
-});
-
-// Last: its lane's workers stay alive, so tests after it could not count on `workers.at(-1)`.
-test("in a split grading, a replacement that fails while loading does not fail the parts still running; the next request gets a fresh worker", async () => {
-  // A second copy of the client, made where the page has two cores: its grading lane has two workers.
-  globalThis.navigator = { hardwareConcurrency: 2 };
-  const twoCores = await import("../web/src/runner/client.js?two-cores");
-  delete globalThis.navigator;
-  const graded = twoCores.gradeInWorker({ exercise: "lock", source: "nested too deeply", options: { seeds: PAGE_SEEDS } });
-  const [first, second] = workers.slice(-2);
-  started(first);
-  const report = { exercise: "lock", score: 0, problems: ["lock.js: its top-level code recursed too deeply"], tests: [] };
-  first.answer({ id: first.last.id, type: "result", report, retire: true });
-  const replacement = workers.at(-1);
-  assert.notEqual(replacement, second, "the retired worker's replacement starts at once");
-  assert.deepEqual(replacement.posted, [{ type: "load", id: 0 }]);
-  replacement.emit("error", { message: "could not load", preventDefault() {} });
-  assert.equal(replacement.terminated, true);
-  assert.equal(await settled(graded), false, "the grading waits for its other part, which still runs");
-  assert.equal(second.terminated, false);
-  second.answer({ id: second.last.id, type: "result", report: { ...report, problems: [] }, retire: false });
-  assert.deepEqual(await graded, report);
-
-  const next = twoCores.gradeInWorker({ exercise: "lock", source: "fine", options: { seeds: PAGE_SEEDS } });
-  const fresh = workers.at(-1);
-  assert.notEqual(fresh, replacement, "a fresh worker takes the next request's first part");
-  assert.equal(fresh.last.source, "fine");
-  assert.equal(second.last.source, "fine", "and the worker still running takes the second");
-  fresh.answer({ id: fresh.last.id, type: "result", report, retire: false });
-  second.answer({ id: second.last.id, type: "result", report, retire: false });
-  assert.deepEqual(await next, report);
 });

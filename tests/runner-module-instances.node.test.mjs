@@ -1,5 +1,5 @@
 // The learner's module is evaluated once per process before the sandbox is
-// sealed (run-case.js), and every run starts from those instances as they
+// sealed (crates/engine's runner), and every run starts from those instances as they
 // were just after evaluation. These submissions are correct only if that
 // holds: each counts, in module-level state, what its instance has done, and
 // throws once the count is more than one process in one run can reach (the
@@ -9,15 +9,17 @@ import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { loadNodeEngines } from "../runner/node/engines.js";
-import { QUICKJS_MEMORY_MAXIMUM_BYTES } from "../runner/engine.js";
 import { gradeSource, replaySource } from "../runner/grade.js";
 
 const LESSON = new URL("../exercises/ownership-election/", import.meta.url);
 const solution = (exercise) => readFileSync(new URL(`${exercise}/solution.js`, LESSON), "utf8");
 
 let engines;
+/** The engine's whole heap, in bytes. */
+let memoryBytes;
 before(async () => {
   engines = await loadNodeEngines();
+  memoryBytes = JSON.parse(engines.leaselab.engineLimits()).memoryBytes;
 });
 
 // A lock process runs a script of a few steps: far fewer than 20 calls of
@@ -77,18 +79,17 @@ test("a replay starts from the same instances as the grading: the same failure, 
 });
 
 test("a module too big for one instance per process: the sandbox seals the instances that fit, the runs evaluate the rest and fail as the module does, the same every time", async () => {
-  // Each instance holds a typed array of about a fifth of the engine's
-  // memory (8 bytes an element, in one block; a plain array that large is
-  // stored element by element by QuickJS-ng, the engine, and takes far
-  // more): the preflight's one instance fits, an election case's four do not.
-  const elements = Math.floor(QUICKJS_MEMORY_MAXIMUM_BYTES / 8 / 4.4);
+  // Each instance holds a typed array of about two sevenths of the engine's
+  // memory (8 bytes an element, in one block): the preflight's one
+  // instance fits, and so do a case's three, but not an election case's four.
+  const elements = Math.floor(memoryBytes / 8 / 3.5);
   const source = `const table = new Float64Array(${elements}).fill(1.5);\n${solution("election")}`;
   const grade = () => gradeSource(engines, { exercise: "election", source, options: { seeds: 5 } });
   const report = await grade();
   assert.deepEqual(report.problems, []);
   const failed = report.tests.filter((t) => t.status === "failed");
   assert.ok(failed.length > 0 && failed.length < report.tests.length, "cases with fewer processes pass, the others fail");
-  const memoryVerdict = `election.js: its top-level code used more than ${QUICKJS_MEMORY_MAXIMUM_BYTES / 1024 / 1024} MiB of memory: does something keep growing (an array, a string, a Map)?`;
+  const memoryVerdict = `election.js: its top-level code used more than ${memoryBytes / 1024 / 1024} MiB of memory: does something keep growing (an array, a string, a Map)?`;
   for (const test of failed) assert.equal(test.message, memoryVerdict);
   assert.equal(JSON.stringify(await grade()), JSON.stringify(report));
   const { replayToken, violation } = failed[0].counterexample;

@@ -1,8 +1,6 @@
-// Loading the runner's engines in Node: the leaselab wasm is read from the
-// built package (web/pkg, made by `cargo xtask build`), QuickJS's from its
-// npm package.
+// Loading the grader's module in Node: read from the built package
+// (web/pkg, made by `cargo xtask build`).
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import * as leaselab from "../../web/pkg/leaselab.js";
 import { loadEngines } from "../engine.js";
@@ -10,7 +8,6 @@ import { registryFromJson, registryOf, rememberRegistry } from "../registry.js";
 import { customSection, REGISTRY_SECTION } from "../wasm-sections.js";
 
 const LEASELAB_WASM = fileURLToPath(new URL("../../web/pkg/leaselab_bg.wasm", import.meta.url));
-const QUICKJS_WASM = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
 
 async function readLeaselabWasm() {
   try {
@@ -20,11 +17,11 @@ async function readLeaselabWasm() {
   }
 }
 
-/** `{ quickjs, leaselab }`, or an error that says how to build the wasm. */
+/** `{ leaselab }`, or an error that says how to build the wasm. */
 export async function loadNodeEngines() {
   const bytes = await readLeaselabWasm();
   const section = registrySection(bytes);
-  const engines = await loadEngines({ leaselabWasm: bytes, quickjsWasm: await readFile(QUICKJS_WASM) });
+  const engines = await loadEngines({ leaselabWasm: bytes });
   if (section !== null) rememberRegistry(engines.leaselab, section);
   return engines;
 }
@@ -41,7 +38,7 @@ function registrySection(bytes) {
 }
 
 /**
- * The exercise registry (see registry.js) without QuickJS: for the CLI's
+ * The exercise registry (see registry.js) without compiling the module: for the CLI's
  * arguments and reports, and for tests that enumerate the exercises. Read
  * from the module's registry section (added at build time from the module's
  * own `exerciseRegistry()`), so the module is not compiled for it; a module

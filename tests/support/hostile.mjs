@@ -4,7 +4,7 @@
 // Each file starts with header comments that say what it expects:
 //
 //   // exercise: lock                 which exercise it is graded as
-//   // class: 4                       the class of issue 12 it belongs to
+//   // class: 4                       the class of attack it belongs to (CLASSES below)
 //   // expect: pass|fail|problem      pass: full marks, no problem; fail: it
 //                                     must not pass (a failing test or a
 //                                     problem); problem: it must not even run
@@ -18,12 +18,6 @@
 //                                     terminates the grading thread
 //   // generate: pad-comment BYTES    the source is the file plus a comment of
 //                                     BYTES bytes, made at test time
-//   // stack: overflows-native         the attack runs a small native stack (a
-//                                     browser worker's) out before QuickJS's
-//                                     own check: the engine breaks down and
-//                                     the JavaScript runner gives the verdict
-//                                     (engine-breakdown.node.test.mjs), so
-//                                     engine-parity leaves it out
 //   // attack: <one line>             what the file does
 //
 // Messages are matched loosely: the runner's wording may change, the
@@ -39,6 +33,18 @@ export const LESSON_DIR = LESSON_FOLDER;
 export const { names: EXERCISES } = await loadNodeRegistry();
 export const DEFAULT_SEEDS = 5;
 
+/** The classes of attack, by the number a file's `class:` header gives. */
+export const CLASSES = {
+  1: "forge a pass: tamper with the realm, the harness, the outbox or the report",
+  2: "act after the work is done, or never finish it: loops, floods and calls after the last step",
+  3: "go quiet with a poison value: proxies and getters that throw, values that cannot be described",
+  4: "crash or swell the host with values: odd numbers, lone surrogates, huge or deep values, memory",
+  5: "hang inside one built-in call, where only the hard deadline stops it",
+  6: "wear the grader down over many runs: its memory must stay flat",
+  7: "none: a correct solution with unusual habits, which must pass",
+  10: "a stop whose verdict must name what the code did",
+};
+
 /**
  * Wordings no verdict may use for a hostile submission, whatever its class:
  * engine internals instead of what the learner's code did, the grader
@@ -49,7 +55,7 @@ export const ALWAYS_FORBIDDEN = /InternalError: interrupted|threw null\b|it expo
 /** A verdict's text must stay small: learner values are described, never dumped. */
 export const REPORT_CHARS_MAX = 2_000_000;
 
-/** Every corpus file: `{ name, path, exercise, cls, expect, message, forbid, seeds, via, generate, plainThrow, overflowsNativeStack, attack }`. */
+/** Every corpus file: `{ name, path, exercise, cls, expect, message, forbid, seeds, via, generate, plainThrow, attack }`. */
 export function loadCorpus() {
   const entries = [];
   const strays = readdirSync(CORPUS_DIR).filter((name) => !EXERCISES.includes(name));
@@ -70,7 +76,7 @@ export function loadCorpus() {
       }
       if (header.exercise !== exercise) throw new Error(`${exercise}/${file} says it is for ${header.exercise}`);
       if (!["pass", "fail", "problem"].includes(header.expect)) throw new Error(`${exercise}/${file}: expect must be pass, fail or problem`);
-      if (header.stack !== undefined && header.stack !== "overflows-native") throw new Error(`${exercise}/${file}: stack must be overflows-native`);
+      if (!(header.class in CLASSES)) throw new Error(`${exercise}/${file}: class must be one of ${Object.keys(CLASSES).join(", ")} (CLASSES in tests/support/hostile.mjs)`);
       entries.push({
         name: `${exercise}/${file}`,
         path,
@@ -83,7 +89,6 @@ export function loadCorpus() {
         via: header.via ?? "runner",
         generate: header.generate ?? null,
         plainThrow: header.compare === "plain-throw",
-        overflowsNativeStack: header.stack === "overflows-native",
         attack: header.attack,
       });
     }

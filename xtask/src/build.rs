@@ -34,10 +34,9 @@ pub struct WasmModule {
     /// Whether its exercise registry is added to it as a custom section
     /// (runner/node/embed-registry.mjs), for hosts that need only that.
     registry_section: bool,
-    /// A second copy of its glue, under this name: wasm-bindgen's glue holds
-    /// one instance per copy, and the runner needs a spare instance after the
-    /// engine breaks down in the first (runner/grade.js).
-    spare_glue: Option<&'static str>,
+    /// Whether QuickJS's stack check is made to count the host's native
+    /// frames (`host_stack`): the grader's module, which runs QuickJS.
+    host_stack: bool,
 }
 
 /// The three wasm modules: the small store for the lesson's widgets, and the
@@ -54,7 +53,7 @@ pub const WASM_MODULES: [WasmModule; 3] = [
         profile: "release",
         opt_flags: &["-Oz", "--strip-debug", "--strip-producers"],
         registry_section: false,
-        spare_glue: None,
+        host_stack: false,
     },
     WasmModule {
         out_name: "leaselab_failover",
@@ -64,7 +63,7 @@ pub const WASM_MODULES: [WasmModule; 3] = [
         profile: "failover",
         opt_flags: &["-Oz", "--strip-debug", "--strip-producers"],
         registry_section: false,
-        spare_glue: None,
+        host_stack: false,
     },
     WasmModule {
         out_name: "leaselab",
@@ -72,7 +71,7 @@ pub const WASM_MODULES: [WasmModule; 3] = [
         profile: "grader",
         opt_flags: &["--strip-debug", "--strip-producers"],
         registry_section: true,
-        spare_glue: Some("leaselab_spare"),
+        host_stack: true,
     },
 ];
 
@@ -82,15 +81,14 @@ pub const WASM_MODULES: [WasmModule; 3] = [
 /// Node takes most of a build's half minute, and `cargo xtask test` builds
 /// twice (the page, then the authors' check).
 pub fn build_wasm() -> Result<(), String> {
-    for WasmModule { out_name, features, profile, opt_flags, registry_section, spare_glue } in WASM_MODULES {
+    for WasmModule { out_name, features, profile, opt_flags, registry_section, host_stack } in WASM_MODULES {
         let mut args = vec!["build", "--profile", profile, "--target", WASM_TARGET, "-p", "wasm"];
         args.extend(features);
         cmd::run(command("cargo", &args))?;
         let built = cargo_target_dir().join(format!("{WASM_TARGET}/{profile}/{WASM_NAME}.wasm"));
-        let input = if registry_section {
+        let input = if host_stack {
             let instrumented = cargo_target_dir().join(format!("{WASM_TARGET}/{profile}/{WASM_NAME}.host-stack.wasm"));
-            let probe = std::env::var("LEASELAB_STACK_PROBE").ok().map(|_| "leaselab_stack_probe");
-            let done = crate::host_stack::instrument(&built, &instrumented, probe)?;
+            let done = crate::host_stack::instrument(&built, &instrumented, None)?;
             eprintln!(
                 "host stack: {} C functions weighed, the heaviest frame {} bytes",
                 done.functions, done.weight_max
@@ -102,10 +100,8 @@ pub fn build_wasm() -> Result<(), String> {
         let pkg = pkg();
         let wasm = pkg.join(format!("{out_name}_bg.wasm"));
         let stamp = pkg.join(format!("{out_name}.stamp"));
-        let fingerprint = module_fingerprint(&input, opt_flags, registry_section, spare_glue)?;
-        let outputs_exist = wasm.exists()
-            && pkg.join(format!("{out_name}.js")).exists()
-            && spare_glue.is_none_or(|spare| pkg.join(format!("{spare}.js")).exists());
+        let fingerprint = module_fingerprint(&input, opt_flags, registry_section)?;
+        let outputs_exist = wasm.exists() && pkg.join(format!("{out_name}.js")).exists();
         if outputs_exist && std::fs::read_to_string(&stamp).is_ok_and(|last| last == fingerprint) {
             eprintln!("web/pkg/{out_name}: unchanged since its last build");
             continue;
@@ -122,9 +118,6 @@ pub fn build_wasm() -> Result<(), String> {
         cmd::run(command(&node_bin("wasm-opt"), &opt_args))?;
         if registry_section {
             cmd::run(command("node", &["runner/node/embed-registry.mjs", wasm_text.as_str()]))?;
-        }
-        if let Some(spare) = spare_glue {
-            copy_file(&pkg.join(format!("{out_name}.js")), &pkg.join(format!("{spare}.js")))?;
         }
         std::fs::write(&stamp, fingerprint).map_err(|error| format!("cannot write {}: {error}", stamp.display()))?;
     }
@@ -150,21 +143,15 @@ pub fn wasm_bindgen(input: &Path, out_dir: &Path, out_name: &str) -> Result<(), 
 
 /// Names what `web/pkg` is made from: the module cargo built (its size and
 /// an FNV-1a hash of its bytes), the wasm-bindgen CLI and the wasm-opt flags.
-fn module_fingerprint(
-    input: &Path,
-    opt_flags: &[&str],
-    registry_section: bool,
-    spare_glue: Option<&str>,
-) -> Result<String, String> {
+fn module_fingerprint(input: &Path, opt_flags: &[&str], registry_section: bool) -> Result<String, String> {
     let bytes = std::fs::read(input).map_err(|error| format!("cannot read {}: {error}", input.display()))?;
     let hash = bytes
         .iter()
         .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3));
     let bindgen = crate::tools::locked_wasm_bindgen_version()?;
     let registry = if registry_section { ", registry section" } else { "" };
-    let spare = spare_glue.map(|name| format!(", spare glue {name}")).unwrap_or_default();
     Ok(format!(
-        "{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}{registry}{spare}\n",
+        "{} bytes, fnv1a {hash:016x}, wasm-bindgen {bindgen}, wasm-opt {}{registry}\n",
         bytes.len(),
         opt_flags.join(" ")
     ))
@@ -213,11 +200,6 @@ pub fn bundle_web() -> Result<(), String> {
     for WasmModule { out_name, .. } in WASM_MODULES {
         copy_file(&pkg().join(format!("{out_name}_bg.wasm")), &dist.join(format!("{out_name}_bg.wasm")))?;
     }
-    // QuickJS, the code runner's sandbox engine, from its npm package.
-    copy_file(
-        &root().join("node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm"),
-        &dist.join("quickjs.wasm"),
-    )?;
     render_lesson_page(&dist)?;
     let served = self::dist();
     if served.exists() {

@@ -2,9 +2,9 @@
 //! that nobody downstream needs Rust.
 //!
 //! - `dist/leaselab-<version>.tgz`, what `npm pack` makes of a staged folder:
-//!   the CLI, the runner, the grader's prebuilt wasm and its JS glue, and
-//!   QuickJS's packages bundled inside (`bundleDependencies`), so that
-//!   installing it reads nothing from a registry.
+//!   the CLI, the runner, the grader's prebuilt wasm (QuickJS compiled in)
+//!   and its JS glue, with any runtime dependency bundled inside
+//!   (`bundleDependencies`), so that installing it reads nothing from a registry.
 //! - `dist/gradescope-autograder.zip`: `setup.sh`, `run_autograder`,
 //!   `config.json` (the secret seed) and the tarball (`packaging/gradescope/`).
 //! - `dist/exercism-test-runner/`: `bin/run.sh`, a Dockerfile and the tarball
@@ -27,8 +27,7 @@ use crate::{build, tools};
 /// npm always includes): everything `cli/leaselab.mjs` imports at run time.
 /// The lesson's exercise folders are not among them: the CLI reads which
 /// exercises exist, and their files, from the grader's wasm.
-const SHIPPED: [&str; 5] =
-    ["cli", "runner", "web/pkg/leaselab.js", "web/pkg/leaselab_spare.js", "web/pkg/leaselab_bg.wasm"];
+const SHIPPED: [&str; 4] = ["cli", "runner", "web/pkg/leaselab.js", "web/pkg/leaselab_bg.wasm"];
 
 /// The staging folder, under `target/` so it is never committed nor shipped.
 fn stage() -> PathBuf {
@@ -148,14 +147,13 @@ fn package_manifest(repo: &Value, version: &str, dependencies: Map<String, Value
     Ok(text)
 }
 
-/// Copies the repository's runtime `dependencies` and everything they depend
-/// on from `node_modules/` into the stage, so that `npm pack` bundles them.
-/// A direct dependency must be installed at exactly the version package.json
-/// pins (the versions the tests ran with). Returns the direct dependencies.
+/// Copies the repository's runtime `dependencies` (none, when package.json
+/// has none) and everything they depend on from `node_modules/` into the
+/// stage, so that `npm pack` bundles them. A direct dependency must be
+/// installed at exactly the version package.json pins (the versions the
+/// tests ran with). Returns the direct dependencies.
 fn bundle_dependencies(manifest: &Value, stage: &Path) -> Result<Map<String, Value>, String> {
-    let direct = manifest.get("dependencies").and_then(Value::as_object).cloned().ok_or(
-        "package.json has no `dependencies`; list the runtime dependencies (QuickJS's packages) there, the build tools in `devDependencies`",
-    )?;
+    let direct = manifest.get("dependencies").and_then(Value::as_object).cloned().unwrap_or_default();
     let mut pending: Vec<String> = direct.keys().cloned().collect();
     let mut copied: Vec<String> = Vec::new();
     while let Some(name) = pending.pop() {

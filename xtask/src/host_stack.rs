@@ -59,6 +59,10 @@ pub fn instrument(input: &Path, output: &Path, probe: Option<&str>) -> Result<In
         if !is_c_function(function.name.as_deref()) || Some(id) == probe {
             continue;
         }
+        let walrus::FunctionKind::Local(local) = &function.kind else { continue };
+        if is_leaf(local) {
+            continue;
+        }
         let walrus::FunctionKind::Local(local) = &module.funcs.get(id).kind else { continue };
         let weight = frame_weight(local, &module.locals);
         let results = module.types.get(local.ty()).results().to_vec();
@@ -165,16 +169,32 @@ fn wrap_body(
     Ok(true)
 }
 
-fn has_tail_call(function: &LocalFunction) -> bool {
-    struct Find(bool);
+/// Whether the function has an instruction `matches` picks.
+fn has_instr(function: &LocalFunction, matches: fn(&Instr) -> bool) -> bool {
+    struct Find {
+        matches: fn(&Instr) -> bool,
+        found: bool,
+    }
     impl<'instr> walrus::ir::Visitor<'instr> for Find {
         fn visit_instr(&mut self, instr: &'instr Instr, _: &'instr InstrLocId) {
-            if matches!(instr, Instr::ReturnCall(_) | Instr::ReturnCallIndirect(_) | Instr::ReturnCallRef(_)) {
-                self.0 = true;
-            }
+            self.found |= (self.matches)(instr);
         }
     }
-    let mut find = Find(false);
+    let mut find = Find { matches, found: false };
     walrus::ir::dfs_in_order(&mut find, function, function.entry_block());
-    find.0
+    find.found
+}
+
+fn has_tail_call(function: &LocalFunction) -> bool {
+    has_instr(function, |instr| {
+        matches!(instr, Instr::ReturnCall(_) | Instr::ReturnCallIndirect(_) | Instr::ReturnCallRef(_))
+    })
+}
+
+/// A function that calls nothing cannot be part of a recursion: its frame
+/// is the last on the stack and is gone when it returns. The budget's
+/// margin covers one such frame, so it is not weighed (most calls are to
+/// small leaves, which would pay for the bookkeeping most).
+fn is_leaf(function: &LocalFunction) -> bool {
+    !has_instr(function, |instr| matches!(instr, Instr::Call(_) | Instr::CallIndirect(_) | Instr::CallRef(_)))
 }

@@ -1,4 +1,4 @@
-//! A delivery: how the sandboxed harness (`runner/harness.js`, `deliver`)
+//! A delivery: how the sandboxed harness (`vm/harness.js`, `deliver`)
 //! is told to settle a store call's promise, as one JSON array:
 //! `[call, process, "<local clocks, comma-separated>", how, value]`.
 //!

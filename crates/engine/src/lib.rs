@@ -1,27 +1,26 @@
-//! The grading engine: QuickJS and the simulation in one WebAssembly
-//! module. The run loop of `runner/run-case.js`, in Rust, drives the same
-//! in-VM prelude and harness through QuickJS's C API, so a step never
-//! crosses between two engines (BENCHMARKS.md, issue 18: the same reports,
-//! in less than half the time).
+//! The engine: the one runner of learner code. QuickJS-ng and the
+//! simulation live in one WebAssembly module, and the run loop, in Rust,
+//! drives the in-VM prelude and harness through QuickJS's C API, so a step
+//! never leaves the module.
 //!
-//! - [`arena`]: QuickJS's heap, one region that a sandbox's seal copies.
+//! - [`arena`], `heap`: QuickJS's heap, one region that a sandbox's seal copies.
 //! - [`sandbox`]: a runtime with limits and the sealed realm.
 //! - [`module`]: the learner's module, and why it could not load.
 //! - [`runner`]: grader cases run with the learner's code.
+//! - [`lab`]: lab mode's run, its calls answered by a real store.
 //! - [`preflight`]: does it load and export what the exercise needs?
-//! - [`sim_run`], [`delivery`], `outbox`: a simulated run as the harness
-//!   sees it (shared with the JavaScript runner's `Simulation`).
+//! - [`sim_run`], [`delivery`], [`outbox`]: a simulated run as the harness sees it.
 //!
-//! The in-VM JavaScript (`vm/`) is written out of `runner/` by
-//! `node runner/vm-sources.mjs`; a test holds the copies to it.
+//! The in-VM JavaScript is in `vm/`: the prelude and the two harnesses.
 
 pub mod arena;
 pub mod delivery;
 mod heap;
 mod js;
+pub mod lab;
 pub mod limits;
 pub mod module;
-mod outbox;
+pub mod outbox;
 pub mod preflight;
 pub mod runner;
 pub mod sandbox;

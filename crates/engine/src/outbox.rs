@@ -1,4 +1,4 @@
-//! The harness's calls and notes as its outbox writes them
+//! The harness's outbox: its messages, and the calls and notes in them as it writes them
 //! (`{"op":"cas","key":…}`, `{"note":"acquired","key":…}`), read into
 //! `sim::Call` and `sim::Note`.
 //!
@@ -135,6 +135,62 @@ pub fn note(json: &str) -> Result<Note, String> {
         "failed" => Note::Failed { message: text(line.message, "message")? },
         other => return Err(format!("unknown variant `{other}`")),
     })
+}
+
+/// One message of the harness's outbox (see `harness.js`): a line
+/// `c<process>|<call JSON>`, `n<process>|<note JSON>`, `f<process>|` or
+/// `s<process>|<reason>`.
+#[derive(Debug, PartialEq)]
+pub enum Message {
+    Call {
+        process: u32,
+        call: Call,
+    },
+    Note {
+        process: u32,
+        note: Note,
+    },
+    Finished {
+        process: u32,
+    },
+    /// The harness stopped the run (a console flood): nothing after it counts.
+    Stopped {
+        reason: String,
+    },
+}
+
+/// The outbox's messages in order. The outbox is written inside the
+/// sandbox, beside the learner's code, so it is read as untrusted: a line
+/// that cannot be read is an `Err`, the reason the run stops, never a panic.
+pub fn messages(outbox: &str) -> impl Iterator<Item = Result<Message, String>> + '_ {
+    outbox.split('\n').filter(|line| !line.is_empty()).map(message)
+}
+
+/// Why a line could not be recorded, in the learner's terms.
+pub fn unreadable(what: &str) -> String {
+    format!("did something the grader could not record ({what}); if your code only used ctx as documented, please report this")
+}
+
+fn message(line: &str) -> Result<Message, String> {
+    let (head, payload) = line.split_once('|').ok_or_else(|| unreadable("an outbox line without a separator"))?;
+    let kind = head.bytes().next().ok_or_else(|| unreadable("an outbox line that names no kind"))?;
+    let process: u32 = head
+        .get(1..)
+        .and_then(|digits| digits.parse().ok())
+        .ok_or_else(|| unreadable("an outbox line without a process"))?;
+    match kind {
+        b'c' => {
+            let call = self::call(payload).map_err(|error| unreadable(&format!("a store call: {error}")))?;
+            Ok(Message::Call { process, call })
+        }
+        b'n' => {
+            let note = self::note(payload).map_err(|error| unreadable(&format!("a note: {error}")))?;
+            Ok(Message::Note { process, note })
+        }
+        b'f' => Ok(Message::Finished { process }),
+        b's' => Ok(Message::Stopped { reason: payload.to_string() }),
+        _ => Err(unreadable("an outbox line of an unknown kind")),
+    }
 }
 
 #[cfg(test)]

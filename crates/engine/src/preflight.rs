@@ -1,8 +1,6 @@
 //! The preflight: does the source load, and does it export the functions
 //! the exercise needs? Each problem is one sentence naming the file and
-//! what to do. `export_problems` words the exports' problems for the
-//! JavaScript runner's preflight too (runner/grade-in-sandbox.js, through
-//! the wasm's `exportProblems`), so the two preflights say the same.
+//! what to do.
 
 use rquickjs_sys as q;
 
@@ -49,7 +47,7 @@ pub fn preflight(source: &str, file: &str, exports: &[&str], limits: Limits, clo
 /// each missing one, with the name the learner probably meant, and each
 /// present one that is not a function (`kind_of(name)`: its `typeof`, read
 /// only for the exports needed and present).
-pub fn export_problems(
+fn export_problems(
     file: &str,
     exports: &[&str],
     names: &[String],

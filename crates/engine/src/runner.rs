@@ -1,5 +1,5 @@
-//! Runs grader cases with the learner's code: the Rust twin of
-//! `runner/run-case.js`. The simulation decides every step; the sandbox
+//! Runs grader cases with the learner's code. The simulation decides
+//! every step; the sandbox
 //! runs the harness and one instance of the learner's module per process.
 //! One sandbox serves every run of a submission: each run starts from its
 //! sealed arena, so runs cannot see one another, even after a stop.
@@ -47,15 +47,15 @@ impl Exercise {
 
 /// The harness's handles in a sandbox: made before the seal and used by
 /// every run, never freed (the arena goes whole).
-struct Harness {
-    main: q::JSValue,
+pub(crate) struct Harness {
+    pub(crate) main: q::JSValue,
     /// The simulated exercises' harness instance and its functions.
-    instance: q::JSValue,
-    begin: q::JSValue,
-    start: q::JSValue,
-    deliver: q::JSValue,
-    crashed: q::JSValue,
-    flush: q::JSValue,
+    pub(crate) instance: q::JSValue,
+    pub(crate) begin: q::JSValue,
+    pub(crate) start: q::JSValue,
+    pub(crate) deliver: q::JSValue,
+    pub(crate) crashed: q::JSValue,
+    pub(crate) flush: q::JSValue,
 }
 
 /// A sandbox with its harness and the learner's module instances, sealed.
@@ -79,7 +79,7 @@ pub struct CaseRunner<'a> {
 
 /// A sandbox with the prelude and the harness (and for a simulated
 /// exercise, its instance with each process's ctx), nothing of the learner's.
-fn harness_sandbox(exercise: &Exercise, file: &str, limits: Limits, clock: Clock) -> (Sandbox, Harness) {
+pub(crate) fn harness_sandbox(exercise: &Exercise, file: &str, limits: Limits, clock: Clock) -> (Sandbox, Harness) {
     let mut sandbox = Sandbox::new(limits, clock);
     sandbox.begin_run();
     let ctx = sandbox.context();
@@ -193,7 +193,12 @@ fn stop_reason_of(sandbox: &mut Sandbox, thrown: &Value) -> String {
 }
 
 /// Calls a harness function on `this`; a throw (a limit hit inside) stops the run.
-fn call_harness(sandbox: &mut Sandbox, function: q::JSValue, this: q::JSValue, args: &[q::JSValue]) -> Option<Value> {
+pub(crate) fn call_harness(
+    sandbox: &mut Sandbox,
+    function: q::JSValue,
+    this: q::JSValue,
+    args: &[q::JSValue],
+) -> Option<Value> {
     let ctx = sandbox.context();
     // SAFETY: the handles are the sandbox's, live until it is dropped.
     let result = unsafe { js::call(ctx, function, this, args) };
@@ -350,7 +355,7 @@ fn run_cas_once(ready: &mut Ready, ops: &str, source: &str, file: &str) -> Strin
 #[cfg(test)]
 mod tests {
     /// The harness refuses a text the store could never take before it is
-    /// recorded (runner/harness.js, TEXT_CHARS_MAX): its bound must be the
+    /// recorded (vm/harness.js, TEXT_CHARS_MAX): its bound must be the
     /// store's largest, or a text the store takes would be refused.
     #[test]
     fn the_harness_refuses_exactly_the_texts_longer_than_the_store_takes() {

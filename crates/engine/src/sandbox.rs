@@ -1,7 +1,6 @@
 //! The sandbox: a QuickJS runtime in its own arena, serving many runs of
-//! one submission, with limits and a sealed realm (the prelude, the same
-//! JavaScript the runner's `runner/sandbox.js` ships, so the realm is the
-//! same). See ARCHITECTURE.md, "The sandbox's threat model".
+//! one submission, with limits and a realm sealed by the prelude
+//! (`vm/prelude.js`). See ARCHITECTURE.md, "The sandbox's threat model".
 //!
 //! - No Date (the context is made without it), Math.random throws, and there
 //!   is no timer, network, file system or module to import.
@@ -181,6 +180,34 @@ static ARENA_FUNCTIONS: q::JSMallocFunctions = q::JSMallocFunctions {
     js_malloc_usable_size: Some(arena_usable_size),
 };
 
+/// A SharedArrayBuffer's memory, from the arena like every other block
+/// (QuickJS-ng asks a runtime for hooks before it makes a growable one, and
+/// refuses one without them). A header holds how many buffers share the
+/// block: one, since nothing here hands a buffer to another runtime.
+const SHARED_HEADER: usize = 16;
+
+unsafe extern "C" fn shared_alloc(opaque: *mut c_void, size: q::size_t) -> *mut c_void {
+    let Some(total) = (size as usize).checked_add(SHARED_HEADER) else { return std::ptr::null_mut() };
+    let block = host_of(opaque).arena.malloc(total);
+    if block.is_null() {
+        return std::ptr::null_mut();
+    }
+    *(block as *mut usize) = 1;
+    block.add(SHARED_HEADER).cast()
+}
+
+unsafe extern "C" fn shared_free(opaque: *mut c_void, pointer: *mut c_void) {
+    let block = pointer.cast::<u8>().sub(SHARED_HEADER);
+    *(block as *mut usize) -= 1;
+    if *(block as *const usize) == 0 {
+        host_of(opaque).arena.free(block);
+    }
+}
+
+unsafe extern "C" fn shared_dup(_: *mut c_void, pointer: *mut c_void) {
+    *(pointer.cast::<u8>().sub(SHARED_HEADER) as *mut usize) += 1;
+}
+
 unsafe extern "C" fn interrupt(_: *mut q::JSRuntime, opaque: *mut c_void) -> c_int {
     let host = host_of(opaque);
     host.step_interrupts += 1;
@@ -306,6 +333,13 @@ impl Sandbox {
             q::JS_SetRuntimeOpaque(rt, opaque);
             q::JS_SetMaxStackSize(rt, limits.stack_bytes as q::size_t);
             q::JS_SetInterruptHandler(rt, Some(interrupt), opaque);
+            let shared = q::JSSharedArrayBufferFunctions {
+                sab_alloc: Some(shared_alloc),
+                sab_free: Some(shared_free),
+                sab_dup: Some(shared_dup),
+                sab_opaque: opaque,
+            };
+            q::JS_SetSharedArrayBufferFunctions(rt, &shared);
             q::JS_SetModuleLoaderFunc(rt, Some(normalize_module), Some(load_module), std::ptr::null_mut());
             let ctx = q::JS_NewContextRaw(rt);
             q::JS_AddIntrinsicBaseObjects(ctx);
@@ -389,6 +423,12 @@ impl Sandbox {
     /// fresh step budget. The run's budget and deadline go on.
     pub fn begin_step(&mut self) {
         self.host.step_interrupts = 0;
+    }
+
+    /// A new wall-clock deadline from now: lab mode's runs last as long as
+    /// the store takes, so the backstop counts from each step there.
+    pub fn restart_clock(&mut self) {
+        self.host.deadline = (self.host.clock)() + f64::from(self.host.limits.wall_ms);
     }
 
     /// Why the sandbox stopped the code, or None.

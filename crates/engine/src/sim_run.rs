@@ -1,10 +1,11 @@
 //! One run of the kernel as a sandboxed harness drives it: the step handed
 //! out as the harness reads it (a delivery, see [`crate::delivery`]), and
 //! what the code did until it waited again applied from the harness's
-//! outbox. The engine's run loop and the JavaScript runner (`Simulation` in
-//! crates/wasm) both go through here.
+//! outbox.
 
 use sim::{Next, Sim};
+
+use crate::outbox::Message;
 
 /// What the sandbox must do next.
 pub enum Step {
@@ -65,19 +66,13 @@ impl SimRun {
         }
     }
 
-    /// Applies the harness's outbox (see `harness.js`): one line per message,
-    /// `c<process>|<call JSON>`, `n<process>|<note JSON>`, `f<process>|` or
-    /// `s<process>|<reason>`, in the order the code produced them. Returns the
-    /// reason of an `s` (the harness stopped the run; the rest is dropped:
-    /// nothing the code did after that counts), or None.
-    ///
-    /// The outbox is written inside the sandbox, beside the learner's code, so
-    /// it is read as untrusted: a line that cannot be read stops the run with
-    /// a reason (the submission fails; the grader and the batch go on), never
-    /// with a panic.
+    /// Applies the harness's outbox (`crate::outbox::messages`), in the
+    /// order the code produced it. Returns why the run stops: the harness
+    /// stopped it (the rest is dropped: nothing the code did after that
+    /// counts), or a line could not be read; else None.
     pub fn apply_outbox(&mut self, outbox: &str) -> Option<String> {
-        for line in outbox.split('\n').filter(|line| !line.is_empty()) {
-            if let Err(problem) = self.apply_line(line) {
+        for message in crate::outbox::messages(outbox) {
+            if let Err(problem) = message.and_then(|message| self.apply(message)) {
                 return Some(problem);
             }
         }
@@ -99,40 +94,26 @@ impl SimRun {
         grader::Execution { ending, trace: self.sim.take_trace() }
     }
 
-    /// One outbox line; `Err` is the reason the run stops (an `s` line, or a
-    /// line that cannot be read).
-    fn apply_line(&mut self, line: &str) -> Result<(), String> {
-        let unreadable = |what: &str| {
-            format!("did something the grader could not record ({what}); if your code only used ctx as documented, please report this")
-        };
-        let (head, payload) = line.split_once('|').ok_or_else(|| unreadable("an outbox line without a separator"))?;
-        let kind = head.bytes().next().ok_or_else(|| unreadable("an outbox line that names no kind"))?;
-        let process: u32 = head
-            .get(1..)
-            .and_then(|digits| digits.parse().ok())
-            .ok_or_else(|| unreadable("an outbox line without a process"))?;
-        match kind {
-            b'c' => {
-                let call =
-                    crate::outbox::call(payload).map_err(|error| unreadable(&format!("a store call: {error}")))?;
+    /// One outbox message; `Err` is the reason the run stops.
+    fn apply(&mut self, message: Message) -> Result<(), String> {
+        match message {
+            Message::Call { process, call } => {
                 let id = self.sim.call(process, call).ok();
                 if id != Some(self.calls_made) {
-                    return Err(unreadable(&format!(
+                    return Err(crate::outbox::unreadable(&format!(
                         "a call numbered {} by the harness, {id:?} by the simulation",
                         self.calls_made
                     )));
                 }
                 self.calls_made += 1;
             }
-            b'n' => {
-                let note = crate::outbox::note(payload).map_err(|error| unreadable(&format!("a note: {error}")))?;
+            Message::Note { process, note } => {
                 let _ = self.sim.note(process, note);
             }
-            b'f' => {
+            Message::Finished { process } => {
                 let _ = self.sim.finish(process);
             }
-            b's' => return Err(payload.to_string()),
-            _ => return Err(unreadable("an outbox line of an unknown kind")),
+            Message::Stopped { reason } => return Err(reason),
         }
         Ok(())
     }

@@ -1,3 +1,8 @@
+// The cas exercise's harness: the learner writes the store itself, so
+// there is no simulation. This runs the test's operations against the
+// learner's store and returns the recording, which the grader compares with
+// the model's answers (crates/grader/src/cas/mod.rs, "The execution
+// contract"). Evaluated as a script whose value is the function below.
 (function casHarnessMain(namespace, opsJson, tools) {
   "use strict";
   const { stringify, parse } = JSON;

@@ -1,6 +1,26 @@
+// The harness: trusted code that runs inside the sandbox, beside the
+// learner's module. It builds each process's `ctx`, turns store calls into
+// promises that the host settles, and plays the test's workload by calling
+// the learner's functions, exactly as the Rust harness in crates/grader
+// does (same calls, same notes, same order).
+//
+// The engine evaluates this file as a script whose value is the function
+// below, so it must not refer to anything outside itself. One instance
+// serves every run of a sandbox: it is made (with each process's ctx)
+// before the sandbox's memory is sealed, so every run starts with it as it
+// was then, and `begin` hands it the run's workload.
+//
+// The bridge is batched, because crossing between the VM and the host
+// costs: while the learner's code runs, its calls, the notes and console
+// lines only go into an outbox, in order; the host takes the outbox
+// (`flush`) when the code waits again (crates/engine/src/outbox.rs reads
+// it). No simulated time passes while code runs, so nothing can tell the
+// difference: a call's id is the host's next call number (calls are
+// numbered in order), and `now()` reads the local clocks the host passed
+// with the last step.
 (function harnessMain(exercise, fileName, storeKey, tools) {
   "use strict";
-  // The realm is sealed before this runs (see the prelude in sandbox.js), so
+  // The realm is sealed before this runs (see prelude.js), so
   // the built-ins used here are the real ones. Still, nothing below iterates
   // with `for…of`, spreads, or calls a method on a value the learner made:
   // learner values are only read through `read()`, once per field.

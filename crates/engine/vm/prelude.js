@@ -1,3 +1,22 @@
+// The prelude: runs in the sandbox before anything else (crates/engine's
+// `Sandbox`): console, Math.random, total describers for learner values,
+// and the sealed realm. It returns the tools the harness of each run is
+// given (`setConsoleSink`, `describe`, `halt`, `isStopped`, …) and
+// `inspect`, which the host uses to read a thrown value without running
+// anything itself. The learner can reach none of them.
+//
+// The sealed realm: learner code runs in the same realm as the harness, so
+// every object both can reach must be frozen, or the learner could change
+// how the harness's own code behaves (an iterator's `next`, `Promise.all`, a
+// setter on Object.prototype) and forge a pass, or carry state from one run
+// or process to the next. Freezing starts from the global object and from
+// the intrinsics that no global names (the iterator, generator and async
+// prototypes, %TypedArray%, %ThrowTypeError%), and follows every property,
+// accessor and prototype. Before that, a few properties of the prototypes
+// become accessors whose setter defines an own property on the object
+// assigned to, so that `this.name = "LockError"` in an Error subclass and
+// `object.toString = …` still work once the prototypes are frozen (the
+// "override mistake" of frozen intrinsics).
 (function prelude(halt, isStopped, memoryFull, consoleLinesMax, consoleLineCharsMax, memoryReason, stackReason) {
   "use strict";
   const { freeze, getPrototypeOf, getOwnPropertyDescriptor, defineProperty } = Object;

@@ -1,10 +1,9 @@
-//! Grading from JavaScript: the Rust grader runs the suite and calls back
-//! into the JS runner for each case, so the browser gets exactly the native
-//! verdicts, shrinking and replay tokens.
+//! The grader for JavaScript: grading options, test events, replay tokens,
+//! the answers of the Rust reference and the grader's words, for the page,
+//! the CLI and lab mode (the engine itself is `engine_api`).
 
 use wasm_bindgen::prelude::*;
 
-use grader::dynamic::{HostAnswer, HostCase};
 use grader::GradeOptions;
 
 #[derive(serde::Deserialize, Default)]
@@ -17,45 +16,7 @@ struct JsGradeOptions {
     scenario_part: Option<(u32, u32)>,
 }
 
-/// Grades a submission: `runCase(caseJson)` runs one case and answers with
-/// its execution (or cas recording) as JSON, or with the ticket of a
-/// `Simulation.handOff()`. The optional `onTest(testJson)` is called with
-/// each test as soon as it is finished (its failure shrunk), in the report's
-/// order, as the JSON of the very entry the report will hold; the optional
-/// `onFailing(name)`, as soon as the next test has failed, before its
-/// counterexample is shrunk (its verdict is final then; its `onTest`
-/// follows). If either throws, grading stops and this throws its message.
-/// Returns the suite report as JSON.
-#[wasm_bindgen(js_name = gradeSubmission)]
-pub fn grade_submission(
-    exercise: &str,
-    options: JsValue,
-    run_case: &js_sys::Function,
-    on_test: Option<js_sys::Function>,
-    on_failing: Option<js_sys::Function>,
-) -> Result<String, JsError> {
-    let (options, part) = grade_options(options)?;
-    let mut run = |case: &dyn HostCase| -> Result<HostAnswer, String> {
-        let answer = run_case
-            .call1(&JsValue::NULL, &JsValue::from_str(&case.json()?))
-            .map_err(|error| describe_js_error(&error))?;
-        if let Some(ticket) = answer.as_f64() {
-            return crate::sim_handle::take_handed_off(ticket as u32).map(HostAnswer::Execution).ok_or_else(|| {
-                format!("runCase answered with ticket {ticket}, which is not the latest Simulation.handOff()")
-            });
-        }
-        answer
-            .as_string()
-            .map(HostAnswer::Json)
-            .ok_or_else(|| "runCase must return the execution as a JSON string or a handOff() ticket".to_string())
-    };
-    let mut finished = test_events_to(on_test.as_ref(), on_failing.as_ref());
-    let report = grader::dynamic::grade_json(exercise, &options, part, &mut run, &mut finished)
-        .map_err(|message| JsError::new(&message))?;
-    Ok(serde_json::to_string(&report).expect("reports serialize"))
-}
-
-/// `gradeSubmission`'s options as the grader's, and the part of the suite
+/// `gradeInEngine`'s options as the grader's, and the part of the suite
 /// they ask for.
 pub(crate) fn grade_options(options: JsValue) -> Result<(GradeOptions, grader::ScenarioPart), JsError> {
     let js_options: JsGradeOptions = if options.is_undefined() || options.is_null() {
@@ -63,7 +24,7 @@ pub(crate) fn grade_options(options: JsValue) -> Result<(GradeOptions, grader::S
     } else {
         serde_wasm_bindgen::from_value(options).map_err(|error| {
             JsError::new(&format!(
-                "gradeSubmission's options: {error}; pass {{ firstSeed, seeds, shrinkAttemptsMax, scenarioPart }}"
+                "the grading options: {error}; pass any of {{ firstSeed, seeds, shrinkAttemptsMax, scenarioPart }}"
             ))
         })?
     };
@@ -77,7 +38,7 @@ pub(crate) fn grade_options(options: JsValue) -> Result<(GradeOptions, grader::S
         Some((index, count)) if count > 0 && index < count => grader::ScenarioPart { index, count },
         Some((index, count)) => {
             return Err(JsError::new(&format!(
-                "gradeSubmission's options: scenarioPart [{index}, {count}] must be [index, count] with index < count"
+                "the grading options: scenarioPart [{index}, {count}] must be [index, count] with index < count"
             )))
         }
         None => grader::ScenarioPart::ALL,
@@ -130,14 +91,6 @@ pub fn render_counterexample(counterexample_json: &str) -> Result<String, JsErro
     Ok(grader::timeline::render_counterexample(&counterexample))
 }
 
-/// The Rust reference solution's execution of a case, as JSON (for the
-/// test that holds the JavaScript harness to the Rust one).
-#[wasm_bindgen(js_name = referenceExecution)]
-pub fn reference_execution(exercise: &str, case_json: &str) -> Result<String, JsError> {
-    grader::dynamic::reference_execution_json(exercise, case_json).map_err(|message| JsError::new(&message))
-}
-
-/// The execution the grader reads from the runner's answer for a case.
 #[wasm_bindgen(js_name = executionFromAnswer)]
 pub fn execution_from_answer(exercise: &str, case_json: &str, answer_json: &str) -> Result<String, JsError> {
     grader::dynamic::execution_json_from_answer(exercise, case_json, answer_json)

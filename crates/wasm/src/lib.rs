@@ -17,8 +17,6 @@
 // The failover simulator and the fencing race each live in their widget's
 // module only: the failover module, and the store module.
 #[cfg(feature = "grader")]
-mod delivery;
-#[cfg(feature = "grader")]
 mod engine_api;
 #[cfg(feature = "failover")]
 pub mod failover;
@@ -28,15 +26,13 @@ pub mod fencing_race;
 mod grading;
 mod js_types;
 #[cfg(feature = "grader")]
-mod sim_handle;
+mod lab;
 #[cfg(feature = "stack-probe")]
 mod stack_probe;
 mod store_handle;
 
 #[cfg(feature = "grader")]
-pub use grading::{case_from_token, grade_submission, render_counterexample};
-#[cfg(feature = "grader")]
-pub use sim_handle::SimHandle;
+pub use grading::{case_from_token, render_counterexample};
 pub use store_handle::WasmStore;
 
 use wasm_bindgen::prelude::*;

@@ -41,8 +41,6 @@ export class DeadlineError extends Error {
 }
 
 let nextId = 1;
-/** The id of a replacement worker's own loading: no request has it (ids start at 1). */
-const PRELOAD_ID = 0;
 
 /**
  * Workers for one request at a time, restarted after a deadline or a crash,
@@ -59,8 +57,6 @@ function createLane(size = 1) {
   const queued = [];
   /** How many requests were ever sent. */
   let sent = 0;
-  /** Replacement workers loading their engines before any request was posted to them (see retireWorker). */
-  const preloading = new Set();
 
   function startWorker(slot) {
     const own = new Worker(new URL("./grader-worker.js", import.meta.url), { type: "module" });
@@ -72,25 +68,12 @@ function createLane(size = 1) {
       if (own !== workers[slot]) return;
       // Handled here: the request that was running gets the reason, so the browser need not report it too.
       event.preventDefault();
-      if (!dropPreloading(slot)) died(`the grader stopped unexpectedly${event.message ? ` (${event.message})` : ""}`);
+      died(`the grader stopped unexpectedly${event.message ? ` (${event.message})` : ""}`);
     });
     own.addEventListener("messageerror", () => {
-      if (own === workers[slot] && !dropPreloading(slot)) died("the grader sent an answer the page could not read");
+      if (own === workers[slot]) died("the grader sent an answer the page could not read");
     });
     return own;
-  }
-
-  /**
-   * A replacement that failed while loading, before any request was posted
-   * to it, fails no request: it is ended, and the next request starts a
-   * fresh one. True if the worker in `slot` was such a one.
-   */
-  function dropPreloading(slot) {
-    const worker = workers[slot];
-    if (!preloading.delete(worker)) return false;
-    worker.terminate();
-    workers[slot] = null;
-    return true;
   }
 
   function pump() {
@@ -103,8 +86,6 @@ function createLane(size = 1) {
     try {
       job.parts.forEach((message, slot) => {
         workers[slot] ??= startWorker(slot);
-        // From now on its failure is this request's (its load, if still under way, is the request's too).
-        preloading.delete(workers[slot]);
         workers[slot].postMessage({ ...message, id: job.id });
       });
     } catch (error) {
@@ -152,10 +133,6 @@ function createLane(size = 1) {
         died(message.message);
         return;
       default:
-        // The engine broke down under this submission (runner/grade.js): the
-        // answer is right, from the JavaScript runner, but this worker's
-        // engine is never used again; the next request starts a fresh one.
-        if (message.retire) retireWorker(slot);
         job.answers[slot] = message.report ?? message.replay ?? message.lab ?? message.loaded;
         if (job.answers.every((answer) => answer !== undefined)) settle(job, () => job.resolve(job.merge(job.answers)));
     }
@@ -174,21 +151,7 @@ function createLane(size = 1) {
     settle(job, () => job.onDeadline());
   }
 
-  /**
-   * Ends the worker in `slot` and starts its replacement at once, loading
-   * its engines while the lane goes on (its "load" has an id no request
-   * has, so its answer is ignored): the next grading finds it ready instead
-   * of waiting for a cold worker beside a warm one.
-   */
-  function retireWorker(slot) {
-    workers[slot]?.terminate();
-    workers[slot] = startWorker(slot);
-    preloading.add(workers[slot]);
-    workers[slot].postMessage({ type: "load", id: PRELOAD_ID });
-  }
-
   function stopWorkers() {
-    preloading.clear();
     workers.forEach((worker, slot) => {
       worker?.terminate();
       workers[slot] = null;

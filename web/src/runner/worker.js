@@ -15,21 +15,18 @@
 //               { id, type: "test", index, test }              (while grading: the index-th test of this
 //                                                              worker's report, as soon as it is finished)
 //               { id, type: "result", loaded: true }           (load)
-//               { id, type: "result", report, retire }         (grade)
-//               { id, type: "result", replay: { caseJson, execution, violation, words }, retire }
-//                                                             (retire: the engine broke down here, so the answer came
-//                                                              from the JavaScript runner: replace this worker)
+//               { id, type: "result", report }                 (grade)
+//               { id, type: "result", replay: { caseJson, execution, violation, words } }
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
 import { loadEngines } from "../../../runner/engine.js";
-import { engineBrokeDown, gradeSource, replaySource } from "../../../runner/grade.js";
+import { gradeSource, replaySource } from "../../../runner/grade.js";
 import { registryOf } from "../../../runner/registry.js";
 
 /** Where the wasm files are, relative to this worker's bundle in web/dist. */
 const SOURCES = {
   leaselabWasm: new URL("./leaselab_bg.wasm", import.meta.url),
-  quickjsWasm: new URL("./quickjs.wasm", import.meta.url),
 };
 
 let engines = null;
@@ -61,13 +58,13 @@ self.addEventListener("message", async (event) => {
       // A failure as soon as it is found, before its shrinking (hundreds of runs, at times): the next test to finish.
       const onFailing = (name) => self.postMessage({ id: request.id, type: "failing", index: finished, name });
       const report = await gradeSource(engines, { exercise: request.exercise, source: request.source, options: request.options ?? {}, onRun, onTest, onFailing });
-      self.postMessage({ id: request.id, type: "result", report, retire: engineBrokeDown(engines) });
+      self.postMessage({ id: request.id, type: "result", report });
     } else if (request.type === "replay") {
       const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
-      self.postMessage({ id: request.id, type: "result", replay, retire: engineBrokeDown(engines) });
+      self.postMessage({ id: request.id, type: "result", replay });
     } else if (request.type === "lab") {
       const onLog = (line) => self.postMessage({ id: request.id, type: "log", line });
-      // Lab mode's runner (the JavaScript one, quickjs-emscripten) loads only when a lab runs.
+      // Lab mode's host (etcd's gateway, timers) loads only when a lab runs.
       const { runLab } = await import("../../../runner/lab-run.js");
       const lab = await runLab(engines, { exercise: request.exercise, source: request.source, endpoint: request.endpoint, onLog });
       self.postMessage({ id: request.id, type: "result", lab });
