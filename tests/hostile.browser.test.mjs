@@ -1,9 +1,13 @@
 // The hostile corpus in real Chromium, through the built page's
 // `window.leaselab.grade()` (its Web Worker, its hard deadline): every file
-// ends in the verdict its header expects, as in Node; and since a page
-// grades submission after submission in one worker, each hostile file is
-// followed by its exercise's reference solution, which must get exactly
-// the report it got first in that page.
+// ends in the verdict its header expects, in the very report the CLI gives
+// it (byte for byte: one engine, whose own limits decide, whatever the
+// host's stack or memory); and since a page grades submission after
+// submission in one worker, each hostile file is followed by its
+// exercise's reference solution, which must get exactly the report it got
+// first in that page. Files that only a real-time deadline stops (`via:
+// cli`) and the generated 200 MB source are judged but not compared: the
+// page's deadline is not the CLI's, and the size is refused before grading.
 //
 // Two pages grade at once (one per core), each a long batch. If a grading
 // does not settle well after the page's own deadline, the page is closed
@@ -14,11 +18,16 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { startBrowser } from "./support/browser.mjs";
+import { gradeWithCli, sameReport } from "./support/cli-reports.mjs";
 import { openLesson } from "./support/lesson.mjs";
 import { DEFAULT_SEEDS, EXERCISES, judge, loadCorpus, padBytes, padded, plainThrowVariant, referenceSource, statusMarkdown, verdictOf } from "./support/hostile.mjs";
 import { DEADLINE_MS_MAX } from "../runner/limits.js";
 
 const corpus = loadCorpus();
+/** The files whose page report must be the CLI's. */
+const compared = corpus.filter((entry) => entry.via !== "cli" && entry.generate === null);
+/** name → the CLI's report (JSON), graded in `before`. */
+let cliReports;
 
 /**
  * The page's deadline for the hangs only an outside deadline stops. A hang
@@ -127,6 +136,9 @@ async function runLane(entries) {
     }
     if (outcome.kind === "report") {
       complaints.unshift(...judge(entry, outcome.report, { reportChars: outcome.reportChars, plainReport: plain?.kind === "report" ? plain.report : null }));
+      const fromCli = cliReports.get(entry.name);
+      const difference = fromCli === undefined ? null : sameReport(entry.name, JSON.stringify(outcome.report), fromCli);
+      if (difference) complaints.push(difference);
       // The next submission in this page's batch: the reference, exactly as before.
       const next = await grade(lane, referenceRequest(entry.exercise), VERDICT_DEADLINE_MS + GRACE_MS);
       if (next.kind !== "report") complaints.push(`the ${entry.exercise} reference graded next: ${summary(next)}`);
@@ -147,6 +159,7 @@ async function runLane(entries) {
 
 let lanes;
 before(async () => {
+  cliReports = gradeWithCli(compared.map((entry) => ({ name: entry.name, exercise: entry.exercise, source: readFileSync(entry.path, "utf8"), seeds: entry.seeds })));
   session = await startBrowser();
   // Slow files first, spread over the lanes, so neither lane ends long after the other.
   const slowFirst = [...corpus].sort((a, b) => Number(b.via === "cli" || b.cls === 6) - Number(a.via === "cli" || a.cls === 6));
