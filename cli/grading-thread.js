@@ -88,7 +88,7 @@ export class GradingThread {
       // A thread whose engine broke down says so with its report; it is ended
       // here, and the next file gets a fresh thread (as after any death).
       if (event.message.retire) await this.stop();
-      return { report: event.message.report };
+      return { report: event.message.report, timing: event.message.timing };
     }
     if (event.message) {
       await this.stop();
@@ -100,6 +100,22 @@ export class GradingThread {
     }
     if (event.stopped) return { problem: `grading ${name} was stopped before it finished` };
     return { problem: this.#deathMessage(name, event.exit) };
+  }
+
+  /**
+   * Replays one run (`{ exercise, source, token, fileName }`): `{ timeline:
+   * { text, violated } }`, or `{ problem }` (one line). The thread is not
+   * used again either way.
+   */
+  async replay(request, deadlineMs) {
+    const answer = this.#next(deadlineMs);
+    this.#worker.postMessage({ replay: request });
+    const event = await answer;
+    await this.stop();
+    if (event.message?.timeline) return { timeline: event.message.timeline };
+    if (event.message?.error) return { problem: `the replay failed: ${event.message.error}` };
+    if (event.timeout) return { problem: deadlineMessage(request.fileName ?? request.exercise, deadlineMs) };
+    return { problem: this.#deathMessage(request.fileName ?? request.exercise, event.exit) };
   }
 
   /** Ends the thread; a grading still running in it ends as a problem. */
