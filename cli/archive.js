@@ -41,8 +41,10 @@ export function archiveKind(name, head = null) {
 
 /**
  * The entries of an archive of `kind` held in `bytes`: `[{ path, kind, size,
- * target?, read() }]`, `kind` one of "file", "folder", "link", "other"; a
- * path is relative, with `/` between folders and none at the end. `read()`
+ * target?, unsafe?, read() }]`, `kind` one of "file", "folder", "link",
+ * "other"; a path is relative, with `/` between folders and none at the end,
+ * except an `unsafe` entry's, whose name leads out of the archive (it is
+ * never read). `read()`
  * returns a file's bytes (at most SOURCE_BYTES_MAX + 1 of them, so the
  * caller can tell it was too large) or throws EntryError. Throws
  * ArchiveError when the archive as a whole cannot be read.
@@ -79,7 +81,7 @@ function cleanPath(raw) {
 
 /** An entry whose path leaves the archive: listed, never read. */
 function unsafeEntry(raw) {
-  return { path: raw.replace(/[\\/]+$/, ""), kind: "other", why: "its name leads out of the archive", size: 0, read: refuse("its name leads out of the archive") };
+  return { path: raw, unsafe: true, kind: "other", size: 0, read: refuse("its name leads out of the archive") };
 }
 
 function refuse(why) {
@@ -151,7 +153,10 @@ function zipEntries(bytes) {
     else if ((mode & S_IFMT) === S_IFREG || (mode & S_IFMT) === 0) kind = "file";
     else kind = "other";
     const entry = { path, kind, size, read: refuse(`it is ${kind === "folder" ? "a folder" : kind === "link" ? "a link" : "not a regular file"}`) };
-    if (kind === "file") entry.read = () => zipFileBytes(bytes, view, { local, flags, method, crc, packedSize, size, end });
+    const stored = { local, flags, method, crc, packedSize, size, end };
+    if (kind === "file") entry.read = () => zipFileBytes(bytes, view, stored);
+    // A link's target is its data: read for the message that refuses it, never followed.
+    if (kind === "link" && size <= 4096) entry.target = linkTarget(() => zipFileBytes(bytes, view, stored));
     entries.push(entry);
   }
   return entries;
@@ -180,6 +185,14 @@ function zipFileBytes(bytes, view, { local, flags, method, crc, packedSize, size
   }
   if (data.length !== size || crc32(data) !== crc) throw new EntryError("its data does not match the archive's record of it (damaged?)");
   return data;
+}
+
+function linkTarget(read) {
+  try {
+    return new TextDecoder().decode(read());
+  } catch {
+    return null;
+  }
 }
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

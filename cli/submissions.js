@@ -87,7 +87,9 @@ export async function loadSubmissions(inputs, { exercise = null, require = null,
     }
     const submission = await readSubmission(input, opened, { exercise, required });
     if (submission.empty && required.length === 0) {
-      const message = `${submission.where}: no exercise file found; a submission holds ${FILES} (any of them)${holdings(submission.found)}`;
+      const message = submission.unreadable
+        ? `${submission.unreadable}; upload the files again as a .zip or .tar of ordinary files, or the files themselves`
+        : `${input}: no exercise file found; a submission holds ${FILES} (any of them)${holdings(submission.found)}`;
       if (!batch) throw new InputError(message);
       submissions.push({ input, files: [], refused: message });
       continue;
@@ -136,8 +138,10 @@ class Tree {
     this.truncated = truncated;
     this.folders = new Map([["", new Map()]]);
     for (const entry of entries) {
-      const parts = entry.path.split("/");
-      if (parts.some(ignored)) continue;
+      // A name that leads out of the archive (`../lock.js`, `/etc/x`) is never read, nor listed.
+      if (entry.unsafe) continue;
+      const parts = entry.path.split("/").filter((part) => part !== "");
+      if (parts.length === 0 || parts.some(ignored)) continue;
       for (let depth = 1; depth <= parts.length; depth += 1) {
         const parent = parts.slice(0, depth - 1).join("/");
         const path = parts.slice(0, depth).join("/");
@@ -237,9 +241,10 @@ async function archiveTree(path, kind, entry) {
 
 /**
  * The exercise files of one opened submission: `{ files, empty, found,
- * where }`. `where` names the folder graded (`sub.zip/ownership-election`),
+ * where, unreadable }`. `where` names the folder graded (`sub.zip/ownership-election`),
  * `found` lists what the submission holds (for messages), `empty` is true
- * when it holds no exercise file that could be graded or refused.
+ * when it holds no exercise file that could be graded or refused,
+ * `unreadable` why an archive in it could not be read (or null).
  */
 async function readSubmission(input, { tree, unreadable }, { exercise, required }) {
   const wanted = registry.exercises.filter((entry) => exercise === null || entry.name === exercise);
@@ -278,7 +283,8 @@ async function readSubmission(input, { tree, unreadable }, { exercise, required 
     if (child) {
       files.push(await exerciseFile(entry.name, shown(child), child));
     } else if (required.includes(entry.name)) {
-      const misnamed = misnamedFiles(children, entry);
+      // Named as the learner finds them: inside an unwrapped folder, with its path.
+      const misnamed = misnamedFiles(children, entry).map((name) => (root === "" ? name : `${root}/${name}`));
       const elsewhere = tree
         .files()
         .filter((file) => file.name === entry.file && file.path !== (root === "" ? entry.file : `${root}/${entry.file}`))
@@ -294,7 +300,7 @@ async function readSubmission(input, { tree, unreadable }, { exercise, required 
     delete file.misnamed;
     delete file.elsewhere;
   }
-  return { files, empty, found: unreadable ? null : found, where };
+  return { files, empty, found: unreadable ? null : found, where, unreadable };
 }
 
 /** One exercise file of the tree, read, or refused with its reason. */
