@@ -252,9 +252,9 @@ ${example.replayToken ? `<p class="token">Replay: <code>leaselab replay ${html(e
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>leaselab class report: ${data.learners} submissions</title>
 <style>
-:root { color-scheme: light dark; --bar: #3b6fb6; --muted: #666; --line: #ccc; }
-@media (prefers-color-scheme: dark) { :root { --bar: #7aa7e8; --muted: #aaa; --line: #555; } }
-body { font: 15px/1.45 system-ui, sans-serif; max-width: 72rem; margin: 1.5rem auto; padding: 0 1rem; }
+:root { color-scheme: light dark; --bar: #3b6fb6; --muted: #595959; --line: #ccc; --text: #111; --page: #fff; }
+@media (prefers-color-scheme: dark) { :root { --bar: #7aa7e8; --muted: #b0b0b0; --line: #555; --text: #eee; --page: #121212; } }
+body { color: var(--text); background: var(--page); font: 15px/1.45 system-ui, sans-serif; max-width: 72rem; margin: 1.5rem auto; padding: 0 1rem; }
 h1 { font-size: 1.5rem; margin-bottom: .2rem; } .settings { color: var(--muted); margin-top: 0; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(460px, 1fr)); gap: 1rem; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .8rem; }
@@ -271,6 +271,7 @@ details summary { cursor: pointer; margin-top: .3rem; }
 </style>
 </head>
 <body>
+<main>
 <h1>leaselab class report</h1>
 <p class="settings">${data.learners} submissions, graded by ${settings}.</p>
 <h2>Scores</h2>
@@ -297,6 +298,7 @@ ${ruleRows}
 ${learnerRows}
 </tbody>
 </table>
+</main>
 </body>
 </html>
 `;

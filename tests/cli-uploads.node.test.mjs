@@ -7,7 +7,7 @@
 // are refused with a message that names what was found.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { loadNodeRegistry } from "../runner/node/engines.js";
 import { makeTar } from "../web/src/lesson/tar.js";
 import { makeTarWithLinks, makeZip } from "./support/archives.mjs";
+import { makeUploads, writeFolder } from "./support/uploads.mjs";
 import { ARCHIVE_ENTRIES_MAX } from "../cli/archive.js";
 import { SOURCE_BYTES_MAX } from "../runner/limits.js";
 
@@ -36,14 +37,6 @@ const scratch = () => mkdtempSync(join(tmpdir(), "leaselab-uploads-"));
 /** One learner's work: solutions to some exercises, starters to the rest, so each exercise scores differently. */
 const WORK = Object.fromEntries(registry.exercises.map(({ name, file }) => [file, readFileSync(join(LESSON, name, `${["lease", "fencing"].includes(name) ? "starter" : "solution"}.js`), "utf8")]));
 
-function writeFolder(dir, files) {
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(join(dir, name, ".."), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
-}
-
 /** Each exercise's score and its tests' verdicts, from a JSON report: what must not depend on the upload's form. */
 function verdicts(json) {
   return Object.fromEntries(json.results.map(({ exercise, report }) => [exercise, { score: report.score, problems: report.problems, tests: report.tests.map((one) => `${one.name}: ${one.status}`) }]));
@@ -51,19 +44,8 @@ function verdicts(json) {
 
 test("one submission in every form learners upload gets the same report: folder, nested folder, zips, tars and the lesson's export", async () => {
   const dir = scratch();
-  const forms = {};
-  forms.folder = writeFolder(join(dir, "folder"), WORK);
-  forms.nested = writeFolder(join(dir, "nested"), Object.fromEntries(Object.entries(WORK).map(([name, text]) => [`a/b/c/${name}`, text])));
-  // Finder: no folder entries, the folder's name on every path, __MACOSX beside it, a .DS_Store inside.
-  const finder = [...Object.entries(WORK).map(([name, data]) => ({ name: `my solutions/${name}`, data })), { name: "my solutions/.DS_Store", data: Buffer.from([0, 0, 0, 1, 0x42, 0x75, 0x64, 0x31]) }, { name: "__MACOSX/my solutions/._lock.js", data: Buffer.from([0, 5, 0x16, 7]) }];
-  writeFileSync((forms.finderZip = join(dir, "finder.zip")), makeZip(finder));
-  writeFileSync((forms.storedZip = join(dir, "stored.zip")), makeZip([{ name: "work", folder: true }, ...Object.entries(WORK).map(([name, data]) => ({ name: `work/${name}`, data, method: 0 }))]));
-  // GNU tar of a folder, plain and gzip.
-  execFileSync("tar", ["-cf", (forms.tar = join(dir, "work.tar")), "-C", forms.folder, "."]);
-  writeFileSync((forms.tgz = join(dir, "work.tar.gz")), gzipSync(readFileSync(forms.tar)));
-  // The lesson's export, as the page writes it: ownership-election/ with the files and progress.json.
-  const exported = makeTar([...Object.entries(WORK).map(([name, text]) => ({ name: `ownership-election/${name}`, text })), { name: "ownership-election/progress.json", text: '{"format": "leaselab-progress"}\n' }]);
-  writeFileSync((forms.export = join(dir, "ownership-election-solutions.tar")), exported);
+  const forms = makeUploads(dir, WORK);
+  const exported = readFileSync(forms.export);
   // Gradescope keeps an uploaded .tar as it is: a folder holding the export.
   mkdirSync(join(dir, "uploaded"));
   writeFileSync(join(dir, "uploaded/ownership-election-solutions.tar"), exported);
