@@ -15,7 +15,8 @@ const DEFAULT_SEEDS = registry.defaults.seeds;
 export const USAGE = `usage: leaselab grade <folder-archive-or-file>... [options]
        leaselab replay <token> <folder-archive-or-file> [--timeout S]
 
-grade: grades leaselab exercise solutions (${FILES}).
+grade: grades solutions to leaselab's exercises
+(${FILES}).
 A folder or a .zip, .tar, .tar.gz archive is one submission (the lesson's
 export, ownership-election-solutions.tar, is one): its exercise files are
 graded. Dot-files and __MACOSX/ are ignored; a submission whose top level
@@ -34,8 +35,8 @@ every failure's story) on the submission's file for that exercise, and
 prints the run's timeline.
 
 options:
-  --exercise NAME   grade only this exercise (${EXERCISE_NAMES.join(", ")}): a file, or that
-                    exercise's file of a folder or archive
+  --exercise NAME   grade only this exercise: a file, or that exercise's file
+                    of a folder or archive (${EXERCISE_NAMES.join(", ")})
   --require LIST    the exercises every submission must hold: all (the default
                     for a class), none (grade what each holds: the default for
                     one submission), or names separated by commas

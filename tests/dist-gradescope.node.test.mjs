@@ -236,3 +236,19 @@ test("a bad config.json is named to staff in results.json, and run_autograder fa
   assert.notEqual(required.graded.status, 0);
   assert.match(required.results.output, /config\.json: "require" must be "all", a list of exercise names such as \["cas", "lock"\], or \[\] for none; got "everything"/);
 });
+
+test("config.json's points scale each exercise to the assignment's total; the staff log says so", async () => {
+  const points = { cas: 10, lock: 20, lease: 20, fencing: 20, election: 30 };
+  const { graded, results } = await grade((dir) => fillSubmission(dir, "solution", registry.exercises), { seeds: 5, points });
+  assert.equal(graded.status, 0, graded.stderr);
+  assertGradescopeShape(results);
+  assert.equal(results.score, 100);
+  for (const [name, value] of Object.entries(points)) {
+    const total = results.tests.filter((one) => one.name.startsWith(`${name}: `)).reduce((sum, one) => sum + one.max_score, 0);
+    assert.equal(Math.round(total * 100), value * 100, name);
+  }
+  assert.match(graded.stdout, /points cas=10,lock=20,lease=20,fencing=20,election=30/);
+  const wrong = await grade((dir) => fillSubmission(dir, "solution", registry.exercises), { points: { lock: "twenty" } });
+  assert.equal(wrong.results.score, 0);
+  assert.match(wrong.results.output, /The autograder is misconfigured, so this submission was not graded; course staff: .*"points" must map exercise names to positive numbers/);
+});
