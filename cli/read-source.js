@@ -39,10 +39,11 @@ export function sourceText(path, bytes) {
 /**
  * The bytes of the regular file at `path`, at most `limit + 1` of them (one
  * more than allowed tells the caller it is too large); a file whose size is
- * already over `limit` is refused before it is opened. `within` as for
- * readSource. Throws RefusedFile.
+ * already over `limit` is refused before it is opened, unless `head` asks
+ * for its first `limit` bytes only (to tell what kind of file it is).
+ * `within` as for readSource. Throws RefusedFile.
  */
-export async function readBytes(path, { within = null, limit }) {
+export async function readBytes(path, { within = null, limit, head = false }) {
   const real = await realpath(path).catch((error) => {
     throw new RefusedFile(`${path} cannot be read (${error.code ?? error.message}); check that it exists and is readable`);
   });
@@ -51,7 +52,7 @@ export async function readBytes(path, { within = null, limit }) {
   }
   const before = await stat(real);
   if (!before.isFile()) throw new RefusedFile(`${path} is ${kindOf(before)}, not a regular file; submit the source as an ordinary .js file`);
-  if (before.size > limit) {
+  if (before.size > limit && !head) {
     if (limit === SOURCE_BYTES_MAX) throw tooLarge(path, `${before.size} bytes`);
     throw new RefusedFile(`${path} is ${before.size} bytes, over the limit of ${limit} bytes; a submission is a few files of a few KB`);
   }
@@ -67,7 +68,7 @@ export async function readBytes(path, { within = null, limit }) {
     if (!opened.isFile() || opened.ino !== before.ino || opened.dev !== before.dev) {
       throw new RefusedFile(`${path} changed while it was being read; grade it again once nothing is writing to it`);
     }
-    return await readAtMost(handle, limit + 1);
+    return await readAtMost(handle, head ? limit : limit + 1);
   } finally {
     await handle.close();
   }

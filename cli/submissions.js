@@ -116,12 +116,13 @@ async function singleFile(input, exercise) {
   }
 }
 
+/** The first 512 bytes of a file (enough for zip's, gzip's and ustar's magic numbers), or null when it cannot be read. */
 async function firstBytes(path) {
   try {
-    const bytes = await readBytes(path, { limit: 511 });
-    return bytes;
-  } catch {
-    return null;
+    return await readBytes(path, { limit: 512, head: true });
+  } catch (error) {
+    if (error instanceof RefusedFile) return null;
+    throw error;
   }
 }
 

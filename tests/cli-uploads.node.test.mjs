@@ -51,6 +51,8 @@ test("one submission in every form learners upload gets the same report: folder,
   writeFileSync(join(dir, "uploaded/ownership-election-solutions.tar"), exported);
   forms.folderWithExport = join(dir, "uploaded");
 
+  // A zip saved without its extension is still read as one, by its first bytes.
+  writeFileSync((forms.unnamedZip = join(dir, "submission")), readFileSync(forms.finderZip));
   const reports = {};
   for (const [form, path] of Object.entries(forms)) {
     const result = await leaselab(["grade", path, "--require", "all", ...SEEDS, "--format", "json"]);
