@@ -264,8 +264,10 @@ h1 { font-size: 1.5rem; margin-bottom: .2rem; } .settings { color: var(--muted);
 .facts { margin: .2rem 0; font-size: .9rem; }
 table { border-collapse: collapse; width: 100%; } th, td { border-bottom: 1px solid var(--line); padding: .3rem .5rem; text-align: left; vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; } .share, .note { color: var(--muted); font-size: .85rem; }
-.statement { font-size: .9rem; margin: .15rem 0; } .learners { font-size: .9rem; max-width: 22rem; }
+.statement { font-size: .9rem; margin: .15rem 0; } .learners { font-size: .9rem; overflow-wrap: anywhere; }
+table.rules { table-layout: fixed; } .rules th:nth-child(1) { width: 6.5rem; } .rules th:nth-child(2) { width: 6rem; } .rules th:nth-child(4) { width: 16rem; }
 pre.story { font-size: 12px; overflow-x: auto; padding: .5rem; border: 1px solid var(--line); border-radius: 4px; }
+.token code { overflow-wrap: anywhere; }
 td.missing { color: #b00020; } @media (prefers-color-scheme: dark) { td.missing { color: #ff8a80; } }
 details summary { cursor: pointer; margin-top: .3rem; }
 </style>
