@@ -288,8 +288,8 @@ async function readSubmission(input, { tree, unreadable }, { exercise, required 
       const misnamed = misnamedFiles(children, entry).map((name) => (root === "" ? name : `${root}/${name}`));
       const elsewhere = tree
         .files()
-        .filter((file) => file.name === entry.file && file.path !== (root === "" ? entry.file : `${root}/${entry.file}`))
-        .map(shown);
+        .filter((file) => file.name === entry.file)
+        .map((file) => relativeTo(input, shown(file)));
       files.push({ exercise: entry.name, path: join(where, entry.file), missing: null, misnamed, elsewhere });
     }
   }
