@@ -4,46 +4,67 @@ import { readFileSync } from "node:fs";
 import { registry } from "./registry.js";
 import { parseShard } from "./shard.js";
 
+/** How many folders deep a submission's files may be wrapped; submissions.js reads it from here too. */
+export const WRAPPING_FOLDERS_MAX = 4;
+
 /** The exercises, in the lesson's order: the grader's registry is the one list. */
 export const EXERCISE_NAMES = registry.names;
 const FILES = registry.exercises.map((exercise) => exercise.file).join(", ");
 const DEFAULT_SEEDS = registry.defaults.seeds;
 
-export const USAGE = `usage: leaselab grade <file-or-directory>... [options]
+export const USAGE = `usage: leaselab grade <folder-archive-or-file>... [options]
+       leaselab replay <token> <folder-archive-or-file> [--timeout S]
 
-Grades leaselab exercise solutions (${FILES}).
-A directory is one submission: every exercise file in it is graded. A file
-is graded as the exercise its name says, or as --exercise. Sources must be
-regular UTF-8 files of at most ${SOURCE_BYTES_MAX / 1024} KiB; a link that leads out of its
-submission directory, a pipe or a device is refused (that exercise scores 0).
-A directory with no exercise file is refused (exit 2; the message lists what
-it holds); among several submissions, the others are still graded and it is
-left out of the table and the CSV (with --require it is graded instead).
+grade: grades solutions to leaselab's exercises
+(${FILES}).
+A folder or a .zip, .tar, .tar.gz archive is one submission (the lesson's
+export, ownership-election-solutions.tar, is one): its exercise files are
+graded. Dot-files and __MACOSX/ are ignored; a submission whose top level
+holds no exercise file and one folder (or, in a folder, one archive) is
+read from that folder, up to ${WRAPPING_FOLDERS_MAX} deep. In a class (several submissions,
+or --shard) every exercise is required unless --require says otherwise: a
+missing file scores 0 with an error naming it, and the CSV says what is
+missing; one submission alone is graded on the exercise files it holds.
+A file is graded as the exercise its name says, or as --exercise. Sources
+must be regular UTF-8 files of at most ${SOURCE_BYTES_MAX / 1024} KiB; links, pipes and devices are
+refused (that exercise scores 0), and archives are read within limits of
+size and entries (ARCHITECTURE.md, the threat model).
+
+replay: runs one test's run again from its replay token (the last line of
+every failure's story) on the submission's file for that exercise, and
+prints the run's timeline.
 
 options:
-  --exercise NAME   grade a single file as this exercise (${EXERCISE_NAMES.join(", ")})
-  --require LIST    the exercises every submission directory must hold: all, or
-                    names separated by commas (${EXERCISE_NAMES.slice(0, 2).join(",")}); a missing file is
-                    reported as that exercise scoring 0, with an error naming the
-                    file to add (or to rename, when the directory holds one named
-                    like it: Lock.js, lock (1).js, lock.js.txt), and the exit
-                    status is 1. A directory with no exercise file at all is then
-                    graded as every listed exercise missing (the error lists what
-                    it holds). Without --require, a directory is graded on the
-                    files it has. Only for directories: with a file argument or
-                    --exercise it is a usage error (a file is one exercise by
-                    choice). Give it once: a second --require is a usage error,
-                    not a replacement (for every other option the last one wins)
+  --exercise NAME   grade only this exercise: a file, or that exercise's file
+                    of a folder or archive (${EXERCISE_NAMES.join(", ")})
+  --require LIST    the exercises every submission must hold: all (the default
+                    for a class), none (grade what each holds: the default for
+                    one submission), or names separated by commas
+                    (${EXERCISE_NAMES.slice(0, 2).join(",")}). A missing file scores 0 with an error naming
+                    the file to add (or to rename or move, when the submission
+                    holds one named like it or one in another folder), and the
+                    exit status is 1. Under none, a submission with no exercise
+                    file is refused (exit 2; the message lists what it holds);
+                    among several, the others are still graded. Give it once
+  --points LIST     points per exercise for the assignment's total, such as
+                    cas=10,lock=20,lease=20,fencing=20,election=30: each named
+                    exercise's tests are scaled to that total (to 0.01 points);
+                    the others keep the grader's points
   --seed S          first seed of the random schedules (default ${registry.defaults.firstSeed}; or LEASELAB_SEED).
                     Replay tokens carry it; with --format gradescope (which
                     learners read) a seed other than the default is kept secret:
                     tokens go only to a test hidden from learners
   --seeds N         how many random schedules per exercise (default ${DEFAULT_SEEDS}, as in
-                    the browser; at most ${SEEDS_MAX})
+                    the browser; at most ${SEEDS_MAX}; or LEASELAB_SEEDS)
   --format F        text (default), json, junit, gradescope, exercism or github
   --out PATH        write the report to PATH instead of standard output
                     (with several submissions: a directory, one report each)
-  --csv FILE        also write a CSV of scores, one row per submission
+  --csv FILE        also write a CSV of scores, one row per submission, with
+                    the exercises each one lacks
+  --report FILE     also write a class report: FILE.html (one page, readable
+                    offline: each exercise's score distribution, the rules
+                    failed most, each with an example story, its replay token
+                    and the learners who broke it) or FILE.json (the same data)
   --shard I/N       grade only part I of N of the submissions (split by name, the
                     same on every machine given the same inputs); with --csv,
                     only part 1 writes the header line, so the parts' CSVs
@@ -62,8 +83,9 @@ options:
                     default budget
   -h, --help        show this help
 
-exit status: 0 every test passed, 1 some test failed (or could not be graded),
-2 bad usage, a refused input or an output that could not be written
+exit status: 0 every test passed (replay: the run breaks no rule), 1 some test
+failed or could not be graded (replay: the run breaks a rule), 2 bad usage, a
+refused input or an output that could not be written
 `;
 
 // The package's version is package.json's, next to cli/ in the repository
@@ -88,6 +110,13 @@ export class UsageError extends Error {}
 // A longer delay would overflow setTimeout, which then fires at once.
 const TIMEOUT_SECONDS_MAX = Math.floor((2 ** 31 - 1) / 1000);
 
+/** A count of random schedules, from `--seeds` or LEASELAB_SEEDS: the runner's memory and the deadline are sized for at most SEEDS_MAX. */
+function seedsCount(flag, text) {
+  const seeds = wholeNumber(flag, text, 1);
+  if (seeds > SEEDS_MAX) throw new UsageError(`${flag} can be at most ${SEEDS_MAX}; got ${seeds}`);
+  return seeds;
+}
+
 function wholeNumber(flag, text, minimum) {
   if (!/^\d+$/.test(text ?? "") || Number(text) < minimum || !Number.isSafeInteger(Number(text))) {
     throw new UsageError(`${flag} needs a whole number of at least ${minimum}, got ${text === undefined ? "nothing" : `"${text}"`}`);
@@ -96,24 +125,45 @@ function wholeNumber(flag, text, minimum) {
 }
 
 /**
- * The exercises `--require` names: every exercise for `all`, else the names
- * separated by commas, each checked against the registry (in the lesson's
- * order, each once). Throws UsageError.
+ * The exercises `--require` names: every exercise for `all`, none for
+ * `none`, else the names separated by commas, each checked against the
+ * registry (in the lesson's order, each once). Throws UsageError.
  */
 function requiredExercises(text) {
   if (text === "all") return [...EXERCISE_NAMES];
+  if (text === "none") return [];
   const names = text.split(",").map((name) => name.trim());
   const unknown = names.filter((name) => !EXERCISE_NAMES.includes(name));
   if (names.length === 0 || unknown.length > 0) {
-    throw new UsageError(`--require needs all or exercise names separated by commas (${EXERCISE_NAMES.join(", ")}); got "${text}"`);
+    throw new UsageError(`--require needs all, none or exercise names separated by commas (${EXERCISE_NAMES.join(", ")}); got "${text}"`);
   }
   return EXERCISE_NAMES.filter((name) => names.includes(name));
 }
 
+/** The most points one exercise may be given, and the finest step (points are reported to 0.01). */
+const POINTS_MAX = 10_000;
+
+/** `{ exercise: points }` from `cas=10,lock=20`; throws UsageError. */
+function pointsPerExercise(text) {
+  const points = {};
+  for (const item of text.split(",")) {
+    const match = /^\s*([a-z0-9-]+)\s*=\s*(\d+(?:\.\d{1,2})?)\s*$/.exec(item);
+    if (!match) throw new UsageError(`--points needs exercise=points pairs separated by commas, such as cas=10,lock=20 (points a number with at most two decimals); got "${text}"`);
+    const [, name, value] = match;
+    if (!EXERCISE_NAMES.includes(name)) throw new UsageError(`--points names "${name}", which is not an exercise (${EXERCISE_NAMES.join(", ")})`);
+    if (name in points) throw new UsageError(`--points gives ${name} twice`);
+    const number = Number(value);
+    if (number <= 0 || number > POINTS_MAX) throw new UsageError(`--points: ${name} must get more than 0 and at most ${POINTS_MAX} points; got ${value}`);
+    points[name] = number;
+  }
+  return points;
+}
+
 /** `{ command, inputs, exercise, require, firstSeed, seeds, format, out, csv, shard, jobs, wasmTier, timeoutMs }` or throws UsageError. */
 export function parseArgs(argv, env = {}) {
-  const options = { command: null, inputs: [], exercise: null, require: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, wasmTier: "auto", timeoutMs: null, help: false, version: false };
+  const options = { command: null, inputs: [], exercise: null, require: null, points: null, report: null, firstSeed: registry.defaults.firstSeed, seeds: DEFAULT_SEEDS, format: "text", out: null, csv: null, shard: null, jobs: null, wasmTier: "auto", timeoutMs: null, help: false, version: false };
   let seedGiven = false;
+  let seedsGiven = false;
   let requireText = null;
   const rest = [...argv];
   while (rest.length > 0) {
@@ -153,9 +203,15 @@ export function parseArgs(argv, env = {}) {
         seedGiven = true;
         break;
       case "--seeds":
-        options.seeds = wholeNumber("--seeds", value(), 1);
-        // The runner's memory and the deadline are sized for at most SEEDS_MAX.
-        if (options.seeds > SEEDS_MAX) throw new UsageError(`--seeds can be at most ${SEEDS_MAX}; got ${options.seeds}`);
+        options.seeds = seedsCount("--seeds", value());
+        seedsGiven = true;
+        break;
+      case "--points":
+        options.points = pointsPerExercise(value());
+        break;
+      case "--report":
+        options.report = value();
+        if (!/\.(html|json)$/i.test(options.report)) throw new UsageError(`--report needs a file name ending in .html (the page) or .json (its data); got "${options.report}"`);
         break;
       case "--format":
         options.format = value();
@@ -192,8 +248,15 @@ export function parseArgs(argv, env = {}) {
   if (options.help || options.version) return options;
   // The environment only when the flag is not given: --seed wins, even over a LEASELAB_SEED that is not a seed.
   if (!seedGiven && env.LEASELAB_SEED !== undefined && env.LEASELAB_SEED !== "") options.firstSeed = wholeNumber("LEASELAB_SEED", env.LEASELAB_SEED, 0);
+  if (!seedsGiven && env.LEASELAB_SEEDS !== undefined && env.LEASELAB_SEEDS !== "") options.seeds = seedsCount("LEASELAB_SEEDS", env.LEASELAB_SEEDS);
+  if (options.command === "replay") {
+    if (options.inputs.length !== 2) throw new UsageError("replay needs a replay token and the file, folder or archive to replay it on: leaselab replay TOKEN FILE");
+    const chosen = ["exercise", "require", "points", "report", "out", "csv", "shard"].filter((name) => options[name] !== null);
+    if (chosen.length > 0 || options.format !== "text") throw new UsageError(`replay takes only --timeout; the token says the exercise, the seed and the schedule (got --${chosen[0] ?? "format"})`);
+    return options;
+  }
   if (options.command !== "grade") {
-    throw new UsageError(options.command === null ? "no command given" : `unknown command "${options.command}"; the command is grade`);
+    throw new UsageError(options.command === null ? "no command given" : `unknown command "${options.command}"; the commands are grade and replay`);
   }
   if (options.inputs.length === 0) throw new UsageError("grade needs at least one file or directory");
   // --exercise picks one file to grade; --require says what a directory must hold. Together they contradict.

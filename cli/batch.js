@@ -38,13 +38,15 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
   const { firstSeed, seeds } = options;
   const deadlineMs = options.deadlineMs ?? gradingDeadlineMs(seeds);
   const reports = submissions.map((submission) => submission.files.map(() => null));
+  // When and how long each file was graded (JUnit's time and timestamp): kept beside the report, which stays the grader's, byte for byte.
+  const timings = submissions.map((submission) => submission.files.map(() => null));
   // Refused and missing files (submissions.js) are not graded; they get their error report at the end.
   const { files, parts, threads } = plan;
   const requests = parts === 1 ? [{ firstSeed, seeds }] : splitGrading({ firstSeed, seeds }, parts);
   // One job per part of each file: the files in order, each file's parts together.
   const queue = files.flatMap((one) => {
     // `grading`: the threads grading its parts now, stopped if another part fails.
-    const file = { ...one, partReports: requests.map(() => null), grading: new Set() };
+    const file = { ...one, partReports: requests.map(() => null), partTimings: requests.map(() => null), grading: new Set(), startedAt: null };
     if (onTest) {
       file.order = inOrder((test) => onTest(one.s, one.f, test));
       file.place = placeTests(parts, registry.exercise(one.file.exercise).tests.length);
@@ -62,14 +64,19 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
       // A file --require asks for and the submission lacks: `path` is where it should have been.
       ...(file.missing ? { missing: true } : {}),
       report: reports[s][f] ?? errorReport(file.exercise, maxScores[file.exercise], ungradedReason(file)),
+      ...(timings[s][f] ? { timing: timings[s][f] } : {}),
     })),
   });
   /** A file's report is final, once: a part that finishes after another part of its file failed is dropped. */
   const settle = (file, report) => {
     const { s, f } = file;
     if (reports[s][f] !== null) return;
+    // A file graded in one part has each test's time; a split file only its own.
+    const single = file.partTimings?.length === 1 ? file.partTimings[0] : null;
+    timings[s][f] = { startedAt: file.startedAt ?? Date.now(), seconds: (Date.now() - (file.startedAt ?? Date.now())) / 1000, testSeconds: single?.testMs.map((ms) => ms / 1000) ?? null };
     // The parts' reports are not needed once the file's is known; the queue still holds the file.
     file.partReports = null;
+    file.partTimings = null;
     reports[s][f] = options.scoresOnly ? withoutStories(report) : report;
     onFile?.(s, f, report);
     unfinished[s] -= 1;
@@ -120,12 +127,14 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
           thread = await startThread();
         }
         file.grading.add(thread);
+        file.startedAt ??= Date.now();
         const outcome = await thread.grade(file.file, request, deadlineMs, handOver(file, part));
         file.grading.delete(thread);
         if (outcome.report) {
           // A part that finishes after its file was settled (another part failed) is dropped.
           if (file.partReports !== null) {
             file.partReports[part] = outcome.report;
+            file.partTimings[part] = outcome.timing ?? null;
             if (file.partReports.every((report) => report !== null)) settle(file, mergeGrading(file.partReports));
           }
         } else {
@@ -154,9 +163,12 @@ export async function gradeInParallel(submissions, plan, options, { onDone, onTe
   return submissions.map((_, s) => graded(s));
 }
 
-/** A report with only what a table of scores needs: each test's name, verdict, score and message. */
+/** A report with only what a table of scores and a class report's counts need: each test's name, verdict, score, message and the rule it broke. */
 function withoutStories(report) {
-  return { ...report, tests: report.tests.map(({ counterexample, timeline, ...test }) => test) };
+  return {
+    ...report,
+    tests: report.tests.map(({ counterexample, timeline, ...test }) => (counterexample?.violation ? { ...test, rule: counterexample.violation.invariant } : test)),
+  };
 }
 
 /** Calls `emit(item)` for the items given at positions 0, 1, 2, … in that order, whatever order they are given in. */

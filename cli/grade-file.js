@@ -7,7 +7,7 @@ import { gradeSource } from "../runner/grade.js";
  * the file's own, when it is graded under another name (--exercise) and is
  * a plain file name; else the exercise's (what the page always uses).
  */
-function moduleName(path) {
+export function moduleName(path) {
   const name = path ? basename(path) : "";
   return /^[A-Za-z0-9_.-]{1,100}\.m?js$/.test(name) ? name : undefined;
 }

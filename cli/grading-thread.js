@@ -84,7 +84,7 @@ export class GradingThread {
     this.#worker.postMessage({ file: { exercise: file.exercise, path: file.path, source: file.source }, options });
     const event = await answer;
     this.#onTest = null;
-    if (event.message && "report" in event.message) return { report: event.message.report };
+    if (event.message && "report" in event.message) return { report: event.message.report, timing: event.message.timing };
     if (event.message) {
       await this.stop();
       return { problem: `grading ${name} failed inside the grader (${event.message.error}); the other files were graded; report this with the file` };
@@ -95,6 +95,22 @@ export class GradingThread {
     }
     if (event.stopped) return { problem: `grading ${name} was stopped before it finished` };
     return { problem: this.#deathMessage(name, event.exit) };
+  }
+
+  /**
+   * Replays one run (`{ exercise, source, token, fileName }`): `{ timeline:
+   * { text, violated } }`, or `{ problem }` (one line). The thread is not
+   * used again either way.
+   */
+  async replay(request, deadlineMs) {
+    const answer = this.#next(deadlineMs);
+    this.#worker.postMessage({ replay: request });
+    const event = await answer;
+    await this.stop();
+    if (event.message?.timeline) return { timeline: event.message.timeline };
+    if (event.message?.error) return { problem: `the replay failed: ${event.message.error}` };
+    if (event.timeout) return { problem: deadlineMessage(request.fileName ?? request.exercise, deadlineMs) };
+    return { problem: this.#deathMessage(request.fileName ?? request.exercise, event.exit) };
   }
 
   /** Ends the thread; a grading still running in it ends as a problem. */

@@ -24,6 +24,9 @@ import { shardOf } from "./shard.js";
 import { chooseWasmTier, useBaselineCompilerOnly } from "./wasm-tier.js";
 import { InputError, loadSubmissions } from "./submissions.js";
 import { registry } from "./registry.js";
+import { withPoints } from "./points.js";
+import { ClassReport, classReportHtml, classReportJson } from "./class-report.js";
+import { replay } from "./replay.js";
 
 const EXTENSIONS = { text: "txt", json: "json", junit: "xml", gradescope: "json", exercism: "json", github: "md" };
 const RENDER = { text: renderText, json: renderJson, junit: renderJunit, gradescope: renderGradescope, exercism: renderExercism };
@@ -47,6 +50,7 @@ export async function main(argv, { env, stdout, stderr }) {
     stdout.write(VERSION_TEXT);
     return 0;
   }
+  if (options.command === "replay") return replay(options, { say, stdout });
   // Names come from the inputs alone, so a shard is chosen before any file is read:
   // each machine reads only its own part of the class.
   let chosen = nameSubmissions(options.inputs.map((input) => ({ input })));
@@ -80,13 +84,17 @@ export async function main(argv, { env, stdout, stderr }) {
 
   // One submission's text on standard output is printed as its tests finish; every other output
   // (a batch's table, the machine-readable formats, a file) is written whole at the end.
-  const stream = !batch && options.format === "text" && !options.out ? textStream(submissions[0], (text) => writeStream(stdout, text)) : null;
+  // Scores scaled by --points are known only once a file is final, so that text is written whole too.
+  const stream = !batch && options.format === "text" && !options.out && !options.points ? textStream(submissions[0], (text) => writeStream(stdout, text)) : null;
   // Before any grading thread compiles the grader. main runs once per process (cli/leaselab.mjs),
   // and its thread compiles no wasm, except when the module was built without its registry
   // section (by hand): cli/registry.js then instantiates it here first, V8 shares that code with
   // the threads, and the choice does not apply to it.
   const plan = gradingPlan(submissions, options.jobs ?? availableParallelism(), options.seeds);
   if (chooseWasmTier(options.wasmTier, plan, options.seeds) === "baseline") useBaselineCompilerOnly();
+  // The class report keeps one story per rule as the files are graded, so a batch need not keep them all.
+  const classReport = options.report ? new ClassReport({ firstSeed: options.firstSeed, seeds: options.seeds, points: options.points }) : null;
+  const offer = classReport && ((s, f, report) => classReport.offer(submissions[s].name, submissions[s].files[f].exercise, submissions[s].files[f].path, report));
   let graded;
   try {
     graded = await gradeInParallel(
@@ -94,12 +102,22 @@ export async function main(argv, { env, stdout, stderr }) {
       plan,
       // A batch without --out shows only its table and CSV: it need not keep what each failure says.
       { firstSeed: options.firstSeed, seeds: options.seeds, deadlineMs: options.timeoutMs, scoresOnly: batch && !options.out },
-      batch ? { onDone: (done) => say(`graded ${done.name}`) } : { onTest: stream && ((_, f, test) => stream.test(f, test)), onFile: stream && ((_, f, report) => stream.file(f, report)) },
+      batch
+        ? { onDone: (done) => say(`graded ${done.name}`), onFile: offer }
+        : {
+            onTest: stream && ((_, f, test) => stream.test(f, test)),
+            onFile: (stream || offer) && ((s, f, report) => {
+              stream?.file(f, report);
+              offer?.(s, f, report);
+            }),
+          },
     );
   } catch (error) {
     say(`the grader could not run: ${error.message}`);
     return 2;
   }
+  // Points for the assignment's total (--points) are applied once, before any output is made.
+  graded = graded.map((one) => withPoints(one, options.points));
 
   const unwritten = [];
   /** Runs one write; a failure is reported and remembered, and the next write still happens. */
@@ -134,13 +152,17 @@ export async function main(argv, { env, stdout, stderr }) {
   // Only the first shard writes the header, so the shards' CSVs concatenate into the class's.
   const header = !options.shard || options.shard.index === 1;
   if (options.csv) await attempt(() => writeOutput(options.csv, scoresCsv(graded, { header })));
+  if (classReport) {
+    const data = classReport.data(graded);
+    await attempt(() => writeOutput(options.report, /\.json$/i.test(options.report) ? classReportJson(data) : classReportHtml(data)));
+  }
   if (refused.length > 0 || refusedInputs.length > 0 || unwritten.length > 0) return 2;
   return graded.every(allPassed) ? 0 : 1;
 }
 
 async function writeReport(graded, options, out, { stdout, env, attempt }) {
   if (options.format === "github") {
-    const { annotations, summary } = renderGithub(graded);
+    const { annotations, summary } = renderGithub(graded, { secretSeed: options.firstSeed !== registry.defaults.firstSeed });
     writeStream(stdout, annotations);
     if (out) await attempt(() => writeOutput(out, summary));
     else if (env.GITHUB_STEP_SUMMARY) await attempt(() => writeOutput(env.GITHUB_STEP_SUMMARY, summary, { append: true, label: `GITHUB_STEP_SUMMARY (${env.GITHUB_STEP_SUMMARY})` }));

@@ -23,6 +23,27 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants
  * inside that folder. Throws RefusedFile.
  */
 export async function readSource(path, { within = null } = {}) {
+  return sourceText(path, await readBytes(path, { within, limit: SOURCE_BYTES_MAX }));
+}
+
+/** `bytes`, the content of the source `path` names, as UTF-8 text; throws RefusedFile when it is too large or not UTF-8. */
+export function sourceText(path, bytes) {
+  if (bytes.length > SOURCE_BYTES_MAX) throw tooLarge(path, `more than ${SOURCE_BYTES_MAX} bytes`);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new RefusedFile(`${path} is not valid UTF-8 text; save the file as UTF-8`);
+  }
+}
+
+/**
+ * The bytes of the regular file at `path`, at most `limit + 1` of them (one
+ * more than allowed tells the caller it is too large); a file whose size is
+ * already over `limit` is refused before it is opened, unless `head` asks
+ * for its first `limit` bytes only (to tell what kind of file it is).
+ * `within` as for readSource. Throws RefusedFile.
+ */
+export async function readBytes(path, { within = null, limit, head = false }) {
   const real = await realpath(path).catch((error) => {
     throw new RefusedFile(`${path} cannot be read (${error.code ?? error.message}); check that it exists and is readable`);
   });
@@ -31,7 +52,10 @@ export async function readSource(path, { within = null } = {}) {
   }
   const before = await stat(real);
   if (!before.isFile()) throw new RefusedFile(`${path} is ${kindOf(before)}, not a regular file; submit the source as an ordinary .js file`);
-  if (before.size > SOURCE_BYTES_MAX) throw tooLarge(path, `${before.size} bytes`);
+  if (before.size > limit && !head) {
+    if (limit === SOURCE_BYTES_MAX) throw tooLarge(path, `${before.size} bytes`);
+    throw new RefusedFile(`${path} is ${before.size} bytes, over the limit of ${limit} bytes; a submission is a few files of a few KB`);
+  }
 
   let handle;
   try {
@@ -44,13 +68,7 @@ export async function readSource(path, { within = null } = {}) {
     if (!opened.isFile() || opened.ino !== before.ino || opened.dev !== before.dev) {
       throw new RefusedFile(`${path} changed while it was being read; grade it again once nothing is writing to it`);
     }
-    const bytes = await readAtMost(handle, SOURCE_BYTES_MAX + 1);
-    if (bytes.length > SOURCE_BYTES_MAX) throw tooLarge(path, `more than ${SOURCE_BYTES_MAX} bytes`);
-    try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      throw new RefusedFile(`${path} is not valid UTF-8 text; save the file as UTF-8`);
-    }
+    return await readAtMost(handle, head ? limit : limit + 1);
   } finally {
     await handle.close();
   }

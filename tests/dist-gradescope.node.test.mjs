@@ -1,6 +1,7 @@
 // dist/gradescope-autograder.zip as Gradescope uses it: unzipped into
-// <root>/source, `setup.sh` once (Node is present here, so it installs only
-// the package, from the bundle), then `run_autograder` per submission,
+// <root>/source, `setup.sh` once (with LEASELAB_NODE, this machine's Node
+// instead of the pinned download, so it installs only the package, from the
+// bundle), then `run_autograder` per submission,
 // checked against the fields of Gradescope's results.json
 // (https://gradescope-autograders.readthedocs.io/en/latest/specs/). The
 // root is a temporary folder laid out like /autograder (AUTOGRADER_ROOT).
@@ -15,7 +16,8 @@ const registry = await loadNodeRegistry();
 const TOTAL = registry.exercises.reduce((sum, exercise) => sum + exercise.maxScore, 0);
 const BUNDLE = requireDist(join(DIST, "gradescope-autograder.zip"));
 const root = scratchFolder("gradescope");
-const env = { ...envWithoutRust(root), AUTOGRADER_ROOT: root };
+// This machine's Node stands in for the pinned one setup.sh downloads (packaging/gradescope/check-on-ubuntu.sh runs the download on Ubuntu).
+const env = { ...envWithoutRust(root), AUTOGRADER_ROOT: root, LEASELAB_NODE: process.execPath };
 const SOURCE = join(root, "source");
 const SUBMISSION = join(root, "submission");
 const CONFIG = join(SOURCE, "config.json");
@@ -102,7 +104,7 @@ test("a failing submission: its failures say what went wrong; the secret seed an
   assert.deepEqual([hidden.score, hidden.max_score], [0, 0]);
   assert.equal((hidden.output.match(new RegExp(`replay: lock@${VERSION}:`, "g")) ?? []).length, failed.length);
   assert.deepEqual(Object.keys(results.extra_data.replay_tokens), failed.map((one) => one.name));
-  assert.match(results.output, new RegExp(`with grader ${VERSION}$`));
+  assert.match(results.output, new RegExp(`with grader ${VERSION}\\.$`));
   // What staff read in Gradescope's stdout: the budget, and that the seed is the secret one (never its value).
   assert.match(graded.stdout, /grading with 7 random schedules per exercise, on the secret seed from config\.json/);
   assert.doesNotMatch(graded.stdout + graded.stderr + JSON.stringify(results), /918273645/);
@@ -202,14 +204,17 @@ test("a submission with no exercise file gets a results.json that says what to u
     mkdirSync(join(dir, "__MACOSX"));
     writeFileSync(join(dir, "__MACOSX/._notes.txt"), "");
   };
+  // Its one folder is where the files are (unwrapped), and there lock.js is misnamed.
   const misplaced = await grade(fill, {});
   const lock = misplaced.results.tests.find((one) => one.name === "lock: lock.js is missing");
-  assert.match(lock.output, /; this submission holds no exercise file at all \(it holds notes\.txt, src\/Lock\.js\), so check that it is the right folder$/);
+  assert.match(lock.output, /; it holds src\/Lock\.js: rename it to lock\.js \(exactly that name\) and submit again$/);
+  const cas = misplaced.results.tests.find((one) => one.name === "cas: cas.js is missing");
+  assert.match(cas.output, /; this submission holds no exercise file at all \(it holds notes\.txt, src\/Lock\.js\), so check that it is the right folder$/);
   const lenient = await grade(fill, { require: [] });
   assert.equal(lenient.graded.status, 0, lenient.graded.stderr);
   assertGradescopeShape(lenient.results);
   assert.equal(lenient.results.score, 0);
-  assert.match(lenient.results.output, /^This submission could not be graded:\nyour submission: no exercise file found; a submission directory holds cas\.js, .*; it holds notes\.txt, src\/Lock\.js$/);
+  assert.match(lenient.results.output, /^This submission could not be graded:\nyour submission: no exercise file found; a submission holds cas\.js, .*; it holds notes\.txt, src\/Lock\.js$/);
   assert.ok(!lenient.results.output.includes(root), `the output shows the grader's paths: ${lenient.results.output}`);
 });
 
@@ -230,4 +235,20 @@ test("a bad config.json is named to staff in results.json, and run_autograder fa
   const required = await grade((dir) => fillSubmission(dir, "solution", [registry.exercise("cas")]), { require: "everything" });
   assert.notEqual(required.graded.status, 0);
   assert.match(required.results.output, /config\.json: "require" must be "all", a list of exercise names such as \["cas", "lock"\], or \[\] for none; got "everything"/);
+});
+
+test("config.json's points scale each exercise to the assignment's total; the staff log says so", async () => {
+  const points = { cas: 10, lock: 20, lease: 20, fencing: 20, election: 30 };
+  const { graded, results } = await grade((dir) => fillSubmission(dir, "solution", registry.exercises), { seeds: 5, points });
+  assert.equal(graded.status, 0, graded.stderr);
+  assertGradescopeShape(results);
+  assert.equal(results.score, 100);
+  for (const [name, value] of Object.entries(points)) {
+    const total = results.tests.filter((one) => one.name.startsWith(`${name}: `)).reduce((sum, one) => sum + one.max_score, 0);
+    assert.equal(Math.round(total * 100), value * 100, name);
+  }
+  assert.match(graded.stdout, /points cas=10,lock=20,lease=20,fencing=20,election=30/);
+  const wrong = await grade((dir) => fillSubmission(dir, "solution", registry.exercises), { points: { lock: "twenty" } });
+  assert.equal(wrong.results.score, 0);
+  assert.match(wrong.results.output, /The autograder is misconfigured, so this submission was not graded; course staff: .*"points" must map exercise names to positive numbers/);
 });

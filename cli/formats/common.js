@@ -53,8 +53,9 @@ export function withoutReplayLine(story, token) {
 
 /**
  * Every test of a graded submission, flattened, with its exercise and file:
- * `{ exercise, path, missing, name, status, score, maxScore, message, story,
- * consoleLines, replayToken }`. A file that could not be graded (refused,
+ * `{ exercise, path, missing, name, title, status, score, maxScore, message,
+ * story, consoleLines, replayToken, rule }` (`name` is `<exercise>: <title>`;
+ * `rule`: ruleOf). A file that could not be graded (refused,
  * missing, did not load) is one test with status "error" whose message and
  * story are its problems; a missing file's (`missing`: --require asked for
  * it and the submission lacks it) is named `<exercise>: <file> is missing`.
@@ -65,8 +66,9 @@ export function flatTests(graded) {
     if (report.problems.length > 0) {
       const problems = report.problems.join("\n");
       // A missing file (--require) never loaded: its test is named for what is wrong.
-      const name = missing ? `${exercise}: ${basename(path)} is missing` : `${exercise}: loads and exports its functions`;
-      tests.push({ exercise, path, missing, name, status: "error", score: 0, maxScore: report.maxScore, message: problems, story: problems, consoleLines: [], replayToken: null });
+      const title = missing ? `${basename(path)} is missing` : "loads and exports its functions";
+      const name = `${exercise}: ${title}`;
+      tests.push({ exercise, path, missing, name, status: "error", score: 0, maxScore: report.maxScore, message: problems, story: problems, consoleLines: [], replayToken: null, rule: ruleOf(null, { missing }), title });
       continue;
     }
     for (const test of report.tests) {
@@ -82,12 +84,15 @@ export function flatTests(graded) {
         story: storyOf(test),
         consoleLines: consoleLinesOf(test),
         replayToken: test.counterexample?.replayToken ?? null,
+        rule: ruleOf(test),
+        title: test.name,
       });
     }
   }
   return tests;
 }
 
+/** The submission's score and maximum; points scaled to hundredths (cli/points.js) add up to hundredths. */
 export function totals(graded) {
   let score = 0;
   let maxScore = 0;
@@ -95,7 +100,24 @@ export function totals(graded) {
     score += report.score;
     maxScore += report.maxScore ?? 0;
   }
-  return { score, maxScore };
+  return { score: hundredths(score), maxScore: hundredths(maxScore) };
+}
+
+/** A number of points as it is shown: whole, or to at most two decimals. */
+export function hundredths(points) {
+  return Math.round(points * 100) / 100;
+}
+
+/**
+ * The rule a failing test broke (`lock-has-ttl`), or for a file that could
+ * not be graded what kept it from being graded: `missing-file` (the
+ * submission lacks it) or `not-graded` (refused, does not load, took too
+ * long); null for a test that passed.
+ */
+export function ruleOf(test, { missing = false } = {}) {
+  if (test === null) return missing ? "missing-file" : "not-graded";
+  if (test.status === "passed") return null;
+  return test.rule ?? test.counterexample?.violation?.invariant ?? "not-graded";
 }
 
 /** Did every test of every exercise pass (and nothing fail to load)? */

@@ -17,6 +17,19 @@ import { wellFormedJson } from "./escape.js";
 
 const WITHHELD = "replay: withheld, because this course grades on a secret seed and a replay token would reveal it";
 
+/** The line above the tests: what was graded, what is missing, and what could not be graded, in words. */
+function topOutput(graded, by) {
+  const gradedNames = graded.results.filter((r) => r.report.problems.length === 0).map((r) => r.exercise);
+  const missing = graded.results.filter((r) => r.missing).map((r) => r.exercise);
+  const broken = graded.results.filter((r) => !r.missing && r.report.problems.length > 0).map((r) => r.exercise);
+  const parts = [];
+  if (gradedNames.length > 0) parts.push(`leaselab graded ${gradedNames.join(", ")}${by}`);
+  else parts.push(`leaselab could not grade any exercise of this submission${by}`);
+  if (missing.length > 0) parts.push(`Missing, so scoring 0: ${missing.join(", ")} (each test below says which file to add)`);
+  if (broken.length > 0) parts.push(`Not graded, so scoring 0: ${broken.join(", ")} (each test below says why)`);
+  return parts.join(". ") + ".";
+}
+
 export function renderGradescope(graded, { secretSeed = false } = {}) {
   const { score } = totals(graded);
   const flat = flatTests(graded);
@@ -44,7 +57,7 @@ export function renderGradescope(graded, { secretSeed = false } = {}) {
   // The grader's version, as every report carries it: a regrade under another version may differ.
   const versions = [...new Set(graded.results.map((r) => r.report.graderVersion).filter(Boolean))];
   const by = versions.length > 0 ? ` with grader ${versions.join(", ")}` : "";
-  const output = `leaselab graded ${graded.results.map((r) => r.exercise).join(", ")}${by}`;
+  const output = topOutput(graded, by);
   const results = { score, output, output_format: "text", test_output_format: "text", visibility: "visible", stdout_visibility: "hidden", tests };
   if (extraData) results.extra_data = extraData;
   return `${wellFormedJson(results)}\n`;

@@ -5,8 +5,9 @@
 //!   the CLI, the runner, the grader's prebuilt wasm (QuickJS compiled in)
 //!   and its JS glue, with any runtime dependency bundled inside
 //!   (`bundleDependencies`), so that installing it reads nothing from a registry.
-//! - `dist/gradescope-autograder.zip`: `setup.sh`, `run_autograder`,
-//!   `config.json` (the secret seed) and the tarball (`packaging/gradescope/`).
+//! - `dist/gradescope-autograder.zip`: `setup.sh`, `run_autograder` and
+//!   `run_autograder.cjs`, `config.json` (the secret seed, the points) and the
+//!   tarball (`packaging/gradescope/`).
 //! - `dist/exercism-test-runner/`: `bin/run.sh`, a Dockerfile and the tarball
 //!   (`packaging/exercism/`).
 //!
@@ -61,6 +62,7 @@ pub fn build_dist() -> Result<(), String> {
         &[
             ZipEntry::file("setup.sh", 0o755, &root().join("packaging/gradescope/setup.sh"))?,
             ZipEntry::file("run_autograder", 0o755, &root().join("packaging/gradescope/run_autograder"))?,
+            ZipEntry::file("run_autograder.cjs", 0o644, &root().join("packaging/gradescope/run_autograder.cjs"))?,
             ZipEntry::file("config.json", 0o644, &root().join("packaging/gradescope/config.json"))?,
             ZipEntry::file(&file_name(&tarball), 0o644, &tarball)?,
         ],
@@ -71,12 +73,25 @@ pub fn build_dist() -> Result<(), String> {
     copy_file(&tarball, &exercism.join(file_name(&tarball)))?;
 
     eprintln!("{:<40} {:>10}", "dist", "bytes");
-    for path in [tarball, dist.join("gradescope-autograder.zip")] {
-        let bytes = std::fs::metadata(&path).map(|meta| meta.len()).unwrap_or(0);
-        eprintln!("{:<40} {bytes:>10}", file_name(&path));
+    for path in [tarball, dist.join("gradescope-autograder.zip"), exercism, dist.join("site")] {
+        let mut name = file_name(&path);
+        if path.is_dir() {
+            name.push('/');
+        }
+        eprintln!("{name:<40} {:>10}", bytes_under(&path));
     }
-    eprintln!("{:<40}", "exercism-test-runner/");
     Ok(())
+}
+
+/// The bytes of a file, or of every file under a folder (what an upload of it weighs).
+fn bytes_under(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return 0 };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    std::fs::read_dir(path)
+        .map(|entries| entries.filter_map(Result::ok).map(|entry| bytes_under(&entry.path())).sum())
+        .unwrap_or(0)
 }
 
 /// Stages the package and packs it into `dist/leaselab-<version>.tgz`.

@@ -9,7 +9,8 @@ use crate::cmd::{self, command, output, root};
 pub struct Needs {
     /// Debian's Chromium, its headless shell and ChromeDriver, for browser
     /// tests (the wasm-bindgen tests drive `chromium` through ChromeDriver;
-    /// the node tests drive the headless shell, tests/support/browser.mjs).
+    /// the node tests drive the headless shell, tests/support/browser.mjs),
+    /// and libxml2's xmllint, which validates the CLI's JUnit against its schema.
     pub browser: bool,
 }
 
@@ -24,6 +25,7 @@ pub fn ensure_all(needs: Needs) -> Result<(), String> {
             ("/usr/bin/chromium", "chromium"),
             ("/usr/bin/chromium-headless-shell", "chromium-headless-shell"),
             ("/usr/bin/chromedriver", "chromium-driver"),
+            ("/usr/bin/xmllint", "libxml2-utils"),
         ])?;
     }
     Ok(())
