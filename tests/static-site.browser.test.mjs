@@ -63,7 +63,8 @@ async function casPlaygroundRuns(page) {
 /** Types the reference solution into the cas exercise's editor, presses "Run tests" and waits for the verdict. */
 async function solutionPasses(page) {
   const exercise = page.locator("#exercise-cas");
-  await exercise.scrollIntoViewIfNeeded();
+  // The runner, not the exercise: a long README leaves the runner below the page's preload margin.
+  await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
   await exercise.locator(".cm-editor").waitFor();
   await exercise.locator(".cm-content").click();
   await page.keyboard.press("Control+A");

@@ -66,9 +66,9 @@ fn quizzes_have_their_questions_and_every_option_is_explained() {
     assert_eq!(
         counts,
         [
-            ("quizzes/fencing-and-guarantees.toml", 3),
+            ("quizzes/fencing-and-guarantees.toml", 4),
             ("quizzes/locks-and-ttl.toml", 3),
-            ("quizzes/review.toml", 7),
+            ("quizzes/review.toml", 9),
             ("quizzes/singleton-vs-election.toml", 3),
         ]
     );

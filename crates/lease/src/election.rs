@@ -8,11 +8,14 @@
 //! key leads. A waiter does not watch the leader, which would wake every
 //! waiter whenever the leader leaves (the thundering herd); it watches its
 //! predecessor, the newest key older than its own, so one departure wakes one
-//! process. When its predecessor goes, it reads the queue again: the
-//! predecessor may have been a waiter that crashed, not the leader.
+//! process. When its predecessor goes, it looks again: the predecessor may
+//! have been a waiter that crashed, not the leader.
 //!
-//! Every variant is the reference with one classic mistake, so that the
-//! grader can name the rule it breaks.
+//! The reference (the twin of `solution.js`) reads the queue once, right
+//! after joining, and then one key per wake, as etcd reads only the key
+//! created just before its own. The buggy variants keep the plainer loop a
+//! learner writes first, which reads the whole queue on every wake, each with
+//! one classic mistake, so that the grader can name the rule it breaks.
 
 use sim::{Ctx, Listed};
 
@@ -59,6 +62,9 @@ impl ElectionVariant {
 
     /// Joins the queue under `prefix` and returns once this process leads.
     pub async fn campaign(self, ctx: &Ctx, prefix: &str, ttl_ms: u64) -> Result<Leadership, String> {
+        if self == ElectionVariant::Reference {
+            return campaign_one_key_per_wake(ctx, prefix, ttl_ms).await;
+        }
         let name = ctx.name();
         let key = format!("{prefix}{name}");
         let mut mine = join(ctx, &key, ttl_ms).await?;
@@ -90,6 +96,45 @@ impl ElectionVariant {
         }
         ctx.delete(&leadership.key, Some(leadership.version)).await
     }
+}
+
+/// The reference's `campaign`. Nobody can join ahead of a candidate later (a
+/// newer key gets a larger create version), so the keys older than its own
+/// are all in the one list read after it joins, and that set only shrinks: on
+/// each wake it asks about the next of them with a `get`, never the queue.
+async fn campaign_one_key_per_wake(ctx: &Ctx, prefix: &str, ttl_ms: u64) -> Result<Leadership, String> {
+    let key = format!("{prefix}{}", ctx.name());
+    loop {
+        let mine = join(ctx, &key, ttl_ms).await?;
+        let (listed_at, records) = ctx.list(prefix).await?;
+        if !records.iter().any(|record| record.key == key) {
+            // Our key already ran out: join again.
+            continue;
+        }
+        let mut ahead: Vec<Listed> = records.into_iter().filter(|record| record.create_version < mine).collect();
+        // Records come oldest first: the last one older than ours is our predecessor.
+        while let Some(predecessor) = ahead.pop() {
+            // From the list's version: a departure since the list wakes us at once.
+            ctx.watch(&predecessor.key, listed_at).await?;
+            // It left; the next key ahead may have left too (a waiter that crashed).
+            while let Some(next) = ahead.last() {
+                if still_queued(ctx, next).await? {
+                    break;
+                }
+                ahead.pop();
+            }
+        }
+        // Nobody is ahead: lead only if a short TTL did not take our own key meanwhile.
+        if ctx.get(&key).await?.is_some_and(|record| record.version == mine) {
+            return Ok(Leadership { key, version: mine });
+        }
+    }
+}
+
+/// Whether `record`, as a list showed it, is still in the store in that same
+/// life. No candidate rewrites its key, so its version stays its create version.
+async fn still_queued(ctx: &Ctx, record: &Listed) -> Result<bool, String> {
+    Ok(ctx.get(&record.key).await?.is_some_and(|now| now.version == record.create_version))
 }
 
 /// Creates the candidate's key; returns the version that created it.

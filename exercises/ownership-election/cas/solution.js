@@ -1,9 +1,10 @@
 // Reference solution: one store-wide version counter, per-key write counts,
-// and TTLs checked lazily against the clock on every access.
+// and TTLs checked against the clock on every access. As in etcd, every
+// change uses up a version: a successful write, a delete, and an expiry.
 export function createStore(clock) {
   // key -> { value, version, keyVersion, expiresAtMs (null = never) }
   const records = new Map();
-  // The last version handed out; the first write gets 1.
+  // The last version handed out or used up; the first write gets 1.
   let lastVersion = 0;
 
   function assertTtl(ttlMs) {
@@ -13,15 +14,22 @@ export function createStore(clock) {
     }
   }
 
-  // The only place that knows about expiry: an expired key is gone for every method.
-  function readLive(key) {
-    const record = records.get(key);
-    if (record === undefined) return null;
-    if (record.expiresAtMs !== null && clock.now() >= record.expiresAtMs) {
+  // The only place that knows about expiry, run before every method: each key
+  // whose deadline has come is deleted, and its expiry, like any delete, takes a
+  // version. Earlier deadlines first, so the versions follow the order of time.
+  function expireDue() {
+    const nowMs = clock.now();
+    const due = [...records].filter(([, record]) => record.expiresAtMs !== null && nowMs >= record.expiresAtMs);
+    due.sort(([, a], [, b]) => a.expiresAtMs - b.expiresAtMs);
+    for (const [key] of due) {
       records.delete(key);
-      return null;
+      lastVersion += 1;
     }
-    return record;
+  }
+
+  function readLive(key) {
+    expireDue();
+    return records.get(key) ?? null;
   }
 
   function publicRecord(record) {
@@ -63,7 +71,7 @@ export function createStore(clock) {
     if (current === null) return { ok: false };
     if (version !== undefined && current.version !== version) return { ok: false };
     records.delete(key);
-    // A delete is a write in etcd: it takes a revision too.
+    // A delete is a change too: it takes a version, as it takes a revision in etcd.
     lastVersion += 1;
     return { ok: true };
   }
