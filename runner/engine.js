@@ -191,6 +191,7 @@ export function loadEngines(sources) {
 
 /** A URL (browser: whatever MIME type the host sends, see wasm-fetch.js) or the bytes (Node). */
 async function compile(source) {
+  if (source instanceof WebAssembly.Module) return source;
   if (source instanceof URL || typeof source === "string") return compileWasm(source);
   return WebAssembly.compile(source);
 }

@@ -20,8 +20,12 @@ export const LESSON_FORMAT_VERSION = 1;
 /** The widgets, from their folders (web/build/widgets.mjs): title, introduction, loading text. */
 const WIDGETS = readWidgets();
 
-/** Renders the whole page. `assets`: { script, stylesheet, favicon } file names. */
-export function renderPage(lesson, assets = { script: "main.js", stylesheet: "style.css", favicon: "favicon.svg" }) {
+/**
+ * Renders the whole page. `assets`: { script, stylesheet, favicon } file
+ * names; `grader`: the packed grader's `{ file, gzipBytes, wasmBytes }`
+ * (web/build/grader-wasm.mjs), or null for a page that cannot grade.
+ */
+export function renderPage(lesson, assets = { script: "main.js", stylesheet: "style.css", favicon: "favicon.svg" }, grader = null) {
   if (lesson.format_version !== LESSON_FORMAT_VERSION) {
     throw new Error(`the lesson JSON has format_version ${lesson.format_version}, this page renders version ${LESSON_FORMAT_VERSION}; update web/build/page.mjs together with the content crate`);
   }
@@ -36,7 +40,7 @@ export function renderPage(lesson, assets = { script: "main.js", stylesheet: "st
 <meta name="color-scheme" content="light dark">
 <title>${escapeHtml(lesson.title)} · leaselab</title>
 <meta name="description" content="${escapeHtml(lesson.summary)}">
-<link rel="icon" href="${assets.favicon}" type="image/svg+xml">
+<link rel="icon" href="${assets.favicon}" type="image/svg+xml">${grader ? `\n<meta name="leaselab-grader"${attributes({ content: grader.file, "data-gzip-bytes": grader.gzipBytes, "data-wasm-bytes": grader.wasmBytes })}>` : ""}
 <link rel="stylesheet" href="${assets.stylesheet}">
 <script type="module" src="${assets.script}"></script>
 <noscript><style>.needs-js, .quiz-actions, .toc-marks { display: none !important; } .hint[hidden] { display: block; }</style></noscript>

@@ -14,6 +14,7 @@ import { mountProgress } from "./lesson/progress.js";
 import { mountQuiz } from "./lesson/quiz.js";
 import { keepingFocus, once, reachableWhileLoading } from "./lesson/focus-mount.js";
 import { parseReplayFragment } from "./runner/link.js";
+import { prefetchGraderModule } from "./runner/grader-module.js";
 
 /**
  * The widget registry is the folder web/src/widgets/: a widget is a folder
@@ -37,13 +38,49 @@ const WIDGET_NAME = /^[a-z][a-z0-9-]*$/;
  */
 const loadRunner = () => import("./runner/mount.js").then((module) => module.mountRunner);
 
-/** Loads the editor and the grader (the page's largest scripts) only when an exercise comes near. */
+/**
+ * Loads the editor and the grader (the page's largest downloads) only when
+ * an exercise comes near: both at once, so a slow link is never idle
+ * between them.
+ */
 function mountRunnerIn(runner, exercise, grading, progress, loaded = () => {}) {
+  prefetchGraderModule();
   loadRunner()
     .then((mountRunner) => keepingFocus(runner, () => mountRunner(runner, { exercise, grading, progress })))
     .then(loaded)
-    .catch((error) => showProblem(runner, `The code editor could not start (${error.message}). The starter code is shown instead; reload to try again.`, error));
+    .catch((error) => {
+      if (!networkFailed(error)) {
+        showProblem(runner, `The code editor could not start (${error.message}). Reload the page to try again.`, error);
+        return;
+      }
+      // The starter stays on show; the editor comes by itself once the connection is back.
+      const note = showNote(runner, "The code editor could not be downloaded: the network seems to be down. It loads by itself when the connection returns; meanwhile, here is the starter code.");
+      whenOnline(() => {
+        note.remove();
+        mountRunnerIn(runner, exercise, grading, progress, loaded);
+      });
+    });
 }
+
+/**
+ * Whether a failed load is the network's doing: the browser is offline, or
+ * download failed: a fetch ("Failed to fetch" in Chromium, "NetworkError…"
+ * in Firefox, "Load failed" in Safari) or a script ("Failed to fetch
+ * dynamically imported module", "error loading dynamically imported
+ * module", "Importing a module script failed").
+ */
+function networkFailed(error) {
+  return navigator.onLine === false || /Failed to fetch|NetworkError|Load failed|dynamically imported module|Importing a module script failed/i.test(error?.message ?? "");
+}
+
+/** Runs `retry` once the browser says it is online again (at once on a page that still thinks it is, after a pause). */
+function whenOnline(retry) {
+  if (navigator.onLine === false) addEventListener("online", retry, { once: true });
+  else setTimeout(() => whenOnline(retry), NETWORK_RETRY_MS);
+}
+
+/** How long to wait before loading again when the browser does not know it is offline (a server that went away). */
+const NETWORK_RETRY_MS = 10_000;
 
 /** Runs `start` once `element` is within the preload margin of the screen (or at once if `now`). */
 function whenNear(element, start, now = false) {
@@ -139,6 +176,16 @@ function guard(what, mount, element = null) {
   }
 }
 
+/** A message above what `element` shows, keeping it: returns the message, to remove once it no longer holds. */
+function showNote(element, text) {
+  const message = document.createElement("p");
+  message.className = "widget-error";
+  message.setAttribute("role", "alert");
+  message.textContent = text;
+  element.prepend(message);
+  return message;
+}
+
 function showProblem(element, text, error) {
   console.error(error);
   const message = document.createElement("p");
@@ -223,6 +270,16 @@ async function mountWidget(element, loaded = () => {}) {
     loaded();
     element.dataset.ready = "true";
   } catch (error) {
+    if (networkFailed(error)) {
+      // Tried again once the connection is back; until then its loading text stays, with why it waits.
+      const note = showNote(element, "This interactive part could not be downloaded: the network seems to be down. It loads by itself when the connection returns.");
+      whenOnline(() => {
+        note.remove();
+        widgetsStarted.delete(element);
+        mountWidget(element, loaded);
+      });
+      return;
+    }
     showProblem(
       element,
       `This interactive part could not start (${error.message}). Reload the page; if it persists, your browser may not support ${manifest?.wasm ? "WebAssembly" : "it"}.`,

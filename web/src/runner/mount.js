@@ -10,6 +10,7 @@
 import { h, replaceChildren } from "../dom.js";
 import { createEditor } from "./editor.js";
 import { DeadlineError, gradeInWorker, labInWorker, prepareGrading, replayInWorker } from "./client.js";
+import { downloadProgressText, GraderNetworkError, prefetchGraderModule, subscribe as watchGraderModule } from "./grader-module.js";
 import { parseReplayFragment, replayFragment } from "./link.js";
 import { diagnosticsFromReport } from "./diagnostics.js";
 import { timelineModel } from "./timeline-model.js";
@@ -19,7 +20,7 @@ import { createResultsView } from "./results-view.js";
 const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
-  return { status: "idle", started: false, runs: 0, report: null, error: null, linkProblem: null, source: null, tests: null, streamed: [], failing: [], firstFailure: null, open: null, step: 0 };
+  return { status: "idle", started: false, runs: 0, report: null, error: null, networkError: false, linkProblem: null, source: null, tests: null, streamed: [], failing: [], firstFailure: null, open: null, step: 0, grader: { phase: "idle", receivedBytes: 0, totalBytes: null, message: null } };
 }
 
 /**
@@ -33,7 +34,7 @@ export function update(state, action) {
   switch (action.type) {
     case "run-started":
       // The run on show was an earlier code's: it closes, and this run's failures can be opened as they arrive.
-      return { ...state, status: "running", started: false, runs: 0, error: null, linkProblem: null, source: action.source, tests: null, streamed: [], failing: [], firstFailure: null, open: null, step: 0 };
+      return { ...state, status: "running", started: false, runs: 0, error: null, networkError: false, linkProblem: null, source: action.source, tests: null, streamed: [], failing: [], firstFailure: null, open: null, step: 0 };
     case "grader-started":
       return { ...state, started: true, tests: action.tests };
     case "progress":
@@ -55,7 +56,9 @@ export function update(state, action) {
       // A failing run opened while the rest ran stays open: the report holds the very same test.
       return { ...state, status: "done", report: action.report };
     case "failed":
-      return { ...state, status: "error", error: action.message };
+      return { ...state, status: "error", error: action.message, networkError: Boolean(action.network) };
+    case "grader-loading":
+      return { ...state, grader: action.grader };
     case "link-refused":
       return { ...state, status: "idle", linkProblem: action.message };
     case "open-run": {
@@ -71,6 +74,13 @@ export function update(state, action) {
     default:
       throw new Error(`unknown action ${action.type}`);
   }
+}
+
+/** What "Run tests" waits for before the code runs: the grader's download, its start, or the network. */
+export function waitingText(grader) {
+  if (grader.phase === "downloading") return `Downloading the grader: ${downloadProgressText(grader)}`;
+  if (grader.phase === "offline") return `Waiting for the network: the grader could not be downloaded (${grader.message}). The tests start by themselves when the connection returns.`;
+  return "Starting the grader…";
 }
 
 /**
@@ -169,7 +179,10 @@ export function mountRunner(root, { exercise, grading, progress }) {
       progress.recordRun(exercise.name, { passed, summary: `${report.score}/${report.maxScore}` });
       if (passed) progress.markPassed(exercise.name);
     } catch (error) {
-      dispatch({ type: "failed", message: error.message });
+      const network = error instanceof GraderNetworkError;
+      dispatch({ type: "failed", message: error.message, network });
+      // The network was the problem: the tests run again by themselves once the browser is back online.
+      if (network) addEventListener("online", () => state.status === "error" && state.networkError && run(), { once: true });
     } finally {
       // The button was disabled while the tests ran, which sent the focus to the page's body. A keyboard
       // user lands on what the run produced: the summary (or the problem, or the error), from which Tab
@@ -285,9 +298,11 @@ export function mountRunner(root, { exercise, grading, progress }) {
 
   function render() {
     runButton.disabled = state.status === "running";
-    status.textContent =
+    // Set only when it changes: a live region may read out even an unchanged text again.
+    const statusText =
       // The first grading on a page waits for the grader to load; "running" means the code itself runs.
-      state.status === "running" ? (state.started ? `Running the tests… ${state.runs} runs so far` : "Starting the grader…") : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : "";
+      state.status === "running" ? (state.started ? `Running the tests… ${state.runs} runs so far` : waitingText(state.grader)) : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : "";
+    if (status.textContent !== statusText && !status.firstElementChild) status.textContent = statusText;
     renderResults(state);
     // Redrawn only when it changes: progress arrives every few runs, and a run opened while the
     // rest still run must keep its focus and scroll position meanwhile.
@@ -336,6 +351,10 @@ export function mountRunner(root, { exercise, grading, progress }) {
     if (event.key === "ArrowRight") dispatch({ type: "step", by: 1 });
     if (event.key === "ArrowLeft") dispatch({ type: "step", by: -1 });
   });
+
+  // The exercise came near: the grader downloads now, once for the page, so a first "Run tests" finds it (nearly) in.
+  watchGraderModule((grader) => dispatch({ type: "grader-loading", grader }));
+  prefetchGraderModule();
 
   render();
   root.dataset.ready = "true";

@@ -98,6 +98,8 @@ export function createResultsView(container, { file, onOpen }) {
         state.linkProblem ? h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `This link cannot be replayed: ${state.linkProblem}`) : null,
         h("p", { class: "runner-hint" }, `Press Run tests to grade ${file} against the hidden tests.`),
       );
+    } else if (state.status === "error" && state.networkError) {
+      show(h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `The network is the problem: ${state.error}. Your code is saved; the tests run by themselves when the connection returns, or press Run tests to try again.`));
     } else if (state.status === "error") {
       // The next run starts a fresh grader (client.js), so trying again needs no reload.
       show(h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `The grader could not run: ${state.error}. Your code is saved; press Run tests to try again, or reload the page if it keeps failing.`));

@@ -3,7 +3,9 @@
 // request at a time and terminates this worker if a request outlasts its
 // hard deadline.
 //
-// Messages in:  { id, type: "load" }                               (load the engines now, grade nothing)
+// Messages in:  { type: "module", module }                        (first: the grader's compiled WebAssembly.Module,
+//                                                              which the page downloads once for every worker)
+//               { id, type: "load" }                               (load the engines now, grade nothing)
 //               { id, type: "grade", exercise, source, options }
 //               { id, type: "replay", exercise, source, token }
 //               { id, type: "lab", exercise, source, endpoint }       (lab mode: a real etcd)
@@ -26,11 +28,14 @@ import { loadEngines } from "../../../runner/engine.js";
 import { engineBrokeDown, gradeSource, replaySource } from "../../../runner/grade.js";
 import { registryOf } from "../../../runner/registry.js";
 
-/** Where the wasm files are, relative to this worker's bundle in web/dist. */
-const SOURCES = {
-  leaselabWasm: new URL("./leaselab_bg.wasm", import.meta.url),
-  quickjsWasm: new URL("./quickjs.wasm", import.meta.url),
-};
+/** Where QuickJS's wasm is, relative to this worker's bundle in web/dist. */
+const QUICKJS_WASM = new URL("./quickjs.wasm", import.meta.url);
+
+/** The grader's module, compiled by the page (grader-module.js) and sent as this worker's first message. */
+let receiveModule;
+const graderModule = new Promise((resolve) => {
+  receiveModule = resolve;
+});
 
 let engines = null;
 /** The engines' loading, shared: a request that arrives while it is under way waits for it instead of loading them again. */
@@ -38,9 +43,13 @@ let loading = null;
 
 self.addEventListener("message", async (event) => {
   const request = event.data;
+  if (request?.type === "module") {
+    receiveModule(request.module);
+    return;
+  }
   try {
     // A loading that failed is forgotten, so the next request tries again.
-    loading ??= loadEngines(SOURCES).catch((error) => {
+    loading ??= graderModule.then((module) => loadEngines({ leaselabWasm: module, quickjsWasm: QUICKJS_WASM })).catch((error) => {
       loading = null;
       throw error;
     });
