@@ -213,6 +213,7 @@ function renderExercise(exercise) {
 <h4 class="exercise-title" id="${id}-title">${escapeHtml(exercise.title)}</h4>
 <p class="exercise-status needs-js">Not passed yet</p>
 </header>
+<div class="exercise-task">
 <div class="exercise-readme">
 ${readme}
 </div>
@@ -224,6 +225,7 @@ ${readme}
 ${hints}
 </ol>
 <button type="button" class="needs-js" data-action="hint" aria-controls="${id}-hints">Show hint 1 of ${exercise.hints.length}</button>
+</div>
 </div>
 <div class="exercise-runner" data-exercise="${escapeHtml(exercise.name)}">
 <p class="runner-note">Soon you will write and test <code>${escapeHtml(exercise.file)}</code> right here. For now, this is the starter code to begin from:</p>

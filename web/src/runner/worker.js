@@ -18,7 +18,8 @@
 //                                                              worker's report, as soon as it is finished)
 //               { id, type: "result", loaded: true }           (load)
 //               { id, type: "result", report, retire }         (grade)
-//               { id, type: "result", replay: { caseJson, execution, violation, words }, retire }
+//               { id, type: "result", replay: { caseJson, execution, violation, words, title }, retire }
+//                                                             (title: the test the token's scenario names, or null)
 //                                                             (retire: the engine broke down here, so the answer came
 //                                                              from the JavaScript runner: replace this worker)
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
@@ -73,7 +74,10 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ id: request.id, type: "result", report, retire: engineBrokeDown(engines) });
     } else if (request.type === "replay") {
       const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
-      self.postMessage({ id: request.id, type: "result", replay, retire: engineBrokeDown(engines) });
+      // The test the run belongs to, by the scenario its token names (`exercise@version:scenario:…`), so the page can name it.
+      const scenario = request.token.split(":")[1];
+      const title = registryOf(engines.leaselab).exercises.find((spec) => spec.name === request.exercise)?.tests.find((test) => test.id === scenario)?.title ?? null;
+      self.postMessage({ id: request.id, type: "result", replay: { ...replay, title }, retire: engineBrokeDown(engines) });
     } else if (request.type === "lab") {
       const onLog = (line) => self.postMessage({ id: request.id, type: "log", line });
       // Lab mode's runner (the JavaScript one, quickjs-emscripten) loads only when a lab runs.
