@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { openPage } from "./browser.mjs";
 import { LESSON_DIR, LESSON_ID } from "../../web/build/lesson-folder.mjs";
 import { storageKey } from "../../web/src/storage/progress.js";
+import { textOf } from "../../web/src/lesson/html.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The rendered lesson as `cargo xtask build` writes it: `target/lesson/<id>.json`. */
@@ -46,13 +47,28 @@ export function choiceFor(question, right) {
   return [question.options.findIndex((option) => !option.correct)];
 }
 
+/**
+ * The input of the question's option `index` (into question.options) on
+ * screen, found by its text: the markup does not say which option is which
+ * (an input's value is its place on screen in this round's order).
+ */
+export function optionInput(quiz, question, index) {
+  const text = textOf(question.options[index].html);
+  return quiz.locator(".quiz-live .quiz-option").filter({ has: quiz.page().locator(".quiz-option-text").getByText(text, { exact: true }) }).locator("input");
+}
+
+/** The options' texts in the order on screen. */
+export function shownOptions(quiz) {
+  return quiz.locator(".quiz-live .quiz-option-text").allInnerTexts();
+}
+
 /** Fills in a right or wrong response to the question on screen and presses Check. */
 export async function answerQuestion(quiz, question, { right }) {
   const live = quiz.locator(".quiz-live");
   if (question.type === "ShortAnswer") {
     await live.getByLabel("Your answer").fill(right ? question.answer : "no idea");
   } else {
-    for (const index of choiceFor(question, right)) await live.locator(`input[value="${index}"]`).check();
+    for (const index of choiceFor(question, right)) await optionInput(quiz, question, index).check();
   }
   await live.getByRole("button", { name: "Check" }).click();
 }

@@ -6,6 +6,7 @@
 // Quizzes and the progress marks use the same string views as the page
 // (web/src/lesson/*-view.js), so nothing changes shape when scripts start.
 import { attributes, escapeHtml } from "../src/lesson/html.js";
+import { sealAnswers } from "../src/lesson/answer-key.js";
 import { initQuiz } from "../src/lesson/quiz-state.js";
 import { renderQuiz } from "../src/lesson/quiz-view.js";
 import { progressCounts, renderProgressSummary, renderTocMarks } from "../src/lesson/progress-view.js";
@@ -30,7 +31,7 @@ export function renderPage(lesson, assets = { script: "main.js", stylesheet: "st
     throw new Error(`the lesson JSON has format_version ${lesson.format_version}, this page renders version ${LESSON_FORMAT_VERSION}; update web/build/page.mjs together with the content crate`);
   }
   const data = lessonData(lesson);
-  const counts = progressCounts(data, emptyProgress());
+  const counts = progressCounts({ ...data, quizzes: lesson.quizzes }, emptyProgress());
   const sections = lesson.sections.map((section, index) => renderSection(lesson, section, index)).join("\n");
   return `<!doctype html>
 <html lang="en">
@@ -120,7 +121,8 @@ export function lessonData(lesson) {
       quizzes: section.embeds.filter((embed) => embed.kind === "quiz").map((embed) => embed.src),
       exercises: section.embeds.filter((embed) => embed.kind === "exercise").map((embed) => embed.src),
     })),
-    quizzes: lesson.quizzes,
+    // Sealed, so the page's source does not give the answers away (answer-key.js); the page opens them.
+    quizzes: sealAnswers(lesson.quizzes),
     exercises,
     // The grader's registry (via the content crate): the page grades with exactly this budget.
     grading: { graderVersion: lesson.grading.grader_version, seeds: lesson.grading.seeds },

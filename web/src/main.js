@@ -12,6 +12,7 @@ import { mountActions } from "./lesson/actions.js";
 import { mountExercise } from "./lesson/exercise.js";
 import { mountProgress } from "./lesson/progress.js";
 import { mountQuiz } from "./lesson/quiz.js";
+import { openAnswers } from "./lesson/answer-key.js";
 import { keepingFocus, once, reachableWhileLoading } from "./lesson/focus-mount.js";
 import { parseReplayFragment } from "./runner/link.js";
 import { prefetchGraderModule } from "./runner/grader-module.js";
@@ -113,7 +114,8 @@ function readLessonData() {
   const element = document.getElementById("lesson-data");
   if (!element) return null;
   try {
-    return JSON.parse(element.textContent);
+    const lesson = JSON.parse(element.textContent);
+    return { ...lesson, quizzes: openAnswers(lesson.quizzes) };
   } catch (error) {
     console.error(error);
     showPageProblem("The interactive parts of this page could not start (its data is damaged). The text still reads; rebuild the page to fix the rest.");
