@@ -54,19 +54,29 @@ test("the lesson reads without JavaScript: text, highlighted code, both diagrams
   await shot(page, "no-javascript", { fullPage: false });
 });
 
-test("reading the lesson marks every section read in the contents", async () => {
+test("scrolling past every section marks none of them read", async () => {
+  const { page, problems } = await openLesson(session);
+  await readWholeLesson(page);
+  // Every section's end has been on screen (two frames after each scroll), and a moment more for the page to look.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  assert.equal(await page.locator(".toc-item.is-read").count(), 0);
+  assert.equal(await page.locator('[data-progress="read"] .progress-figure').textContent(), `0 / ${lesson.sections.length}`);
+  assert.deepEqual(problems, []);
+});
+
+test("reading the lesson (each screen on show for a while) marks every section read in the contents", async () => {
   const { page, problems } = await openLesson(session);
   await shot(page, "top-light");
   const readRow = page.locator('[data-progress="read"] .progress-figure');
   assert.equal(await readRow.textContent(), `0 / ${lesson.sections.length}`);
-  await readWholeLesson(page);
+  await readWholeLesson(page, { dwellMs: 20_000 });
   await page.waitForFunction((count) => document.querySelectorAll(".toc-item.is-read").length === count, lesson.sections.length);
   assert.equal(await readRow.textContent(), `${lesson.sections.length} / ${lesson.sections.length}`);
   assert.equal(await page.locator('.toc-item a[aria-current="location"]').count(), 1, "the contents mark where you are");
   assert.deepEqual(problems, []);
 });
 
-test("every quiz: wrong answers explained, retry only the wrong ones, review, and the box never changes height", async () => {
+test("every quiz: a wrong answer says why, the right one held back until asked for; retry only the wrong ones, in a new order; review; the box never changes height", async () => {
   const { page, problems } = await openLesson(session);
   for (const quizKey of quizKeys) {
     const { questions } = lesson.quizzes[quizKey];
@@ -473,4 +483,20 @@ test("the standalone playground page still links back to the lesson", async () =
   await page.getByRole("link", { name: "Ownership Election" }).click();
   await page.waitForSelector("html[data-lesson-ready]");
   assert.equal(await page.locator("h1").textContent(), lesson.title);
+});
+
+test("the first screen says what the lesson holds: its sections, questions and exercises, and that progress stays in this browser", async () => {
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const { page, context } = await openLesson(session, { viewport });
+    const glance = page.getByRole("list", { name: "What this lesson holds" });
+    const box = await glance.boundingBox();
+    assert.ok(box && box.y + box.height <= viewport.height, `on the first screen at ${viewport.width} px`);
+    const questions = quizKeys.reduce((sum, key) => sum + lesson.quizzes[key].questions.length, 0);
+    const text = squash(await glance.innerText());
+    assert.match(text, new RegExp(`${lesson.sections.length} sections to read`));
+    assert.match(text, new RegExp(`${questions} quiz questions`));
+    assert.match(text, new RegExp(`${exerciseNames.length} hands-on exercises, graded in your browser`));
+    assert.match(text, /saved in this browser/);
+    await context.close();
+  }
 });

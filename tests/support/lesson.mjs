@@ -74,10 +74,14 @@ export async function answerQuestion(quiz, question, { right }) {
 }
 
 /**
- * Scrolls from top to bottom a screen at a time, the way a reader would, so
- * every section is marked read and every widget comes near enough to mount.
+ * Scrolls from top to bottom a screen at a time, so every widget comes near
+ * enough to mount. With `dwellMs`, the page's clock (`Date`) moves on by
+ * that much at each screen, as if a reader stayed there to read it: the page
+ * marks a section read only after its reading time on screen
+ * (web/src/lesson/progress.js). Without, it is a reader scrolling past.
  */
-export async function readWholeLesson(page) {
+export async function readWholeLesson(page, { dwellMs = 0 } = {}) {
+  let clockMs = Date.now();
   const { height, step } = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, step: Math.round(innerHeight * 0.8) }));
   // After each scroll, two rendered frames: intersection observers report during a frame's update, so by
   // then the page has seen that screen (a state, not a guess at how long a busy machine takes).
@@ -85,8 +89,19 @@ export async function readWholeLesson(page) {
     scrollTo(0, y ?? document.documentElement.scrollHeight);
     await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   }, y);
-  for (let top = 0; top <= height; top += step) await scrollAndRender(top);
+  // Date only, fixed and moved by hand: the page's timers and frames keep running in real time.
+  const dwell = async () => {
+    if (dwellMs <= 0) return;
+    clockMs += dwellMs;
+    await page.clock.setFixedTime(clockMs);
+  };
+  if (dwellMs > 0) await page.clock.setFixedTime(clockMs);
+  for (let top = 0; top <= height; top += step) {
+    await scrollAndRender(top);
+    await dwell();
+  }
   await scrollAndRender(null);
+  await dwell();
 }
 
 /** The visible counter of a quiz ("2 / 3", "Retry 1 / 2"). */

@@ -144,11 +144,24 @@ function renderSection(lesson, section, index) {
   let html = section.html.replace(/<div class="embed" data-kind="(\w+)" data-src="([^"]*)"><\/div>/g, (_, kind, src) => renderEmbed(lesson, section, kind, unescapeHtml(src)));
   html = highlightBlocks(html);
   html = html.replace(/<table>([\s\S]*?)<\/table>/g, '<div class="table-frame"><table>$1</table></div>');
-  if (index === 0) html = html.replace(/(<\/h1>)/, `$1\n<p class="lede">${escapeHtml(lesson.summary)}</p>`);
+  if (index === 0) html = html.replace(/(<\/h1>)/, `$1\n<p class="lede">${escapeHtml(lesson.summary)}</p>\n${renderLessonAtAGlance(lesson)}`);
   return `<section class="lesson-section" id="${escapeHtml(section.id)}" aria-labelledby="${escapeHtml(section.id)}-title">
 ${html.replace(/<h([12])>/, `<h$1 id="${escapeHtml(section.id)}-title">`)}
 <div class="section-end" data-section-end="${escapeHtml(section.id)}" aria-hidden="true"></div>
 </section>`;
+}
+
+/** What the lesson holds, on its first screen: sections, questions, exercises, and where progress is kept. */
+function renderLessonAtAGlance(lesson) {
+  const questions = Object.values(lesson.quizzes).reduce((sum, quiz) => sum + quiz.questions.length, 0);
+  const exercises = Object.keys(lesson.exercises).length;
+  const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
+  return `<ul class="lesson-glance" aria-label="What this lesson holds">
+<li>${plural(lesson.sections.length, "section", "sections")} to read</li>
+<li>${plural(questions, "quiz question", "quiz questions")}</li>
+<li>${plural(exercises, "hands-on exercise", "hands-on exercises")}, graded in your browser</li>
+<li>Your answers, code and progress are saved in this browser<span class="needs-js"> (export them from the contents panel)</span></li>
+</ul>`;
 }
 
 function renderEmbed(lesson, section, kind, src) {
