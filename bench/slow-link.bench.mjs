@@ -8,17 +8,17 @@
 // and the cores (Emulation.setHardwareConcurrencyOverride).
 //
 // Two servers: `npm start`'s (web/serve.mjs, serving web/dist) and a plain
-// static server (Debian's nginx, its default configuration with the
-// `gzip_types` line that configuration carries commented out, and nothing
-// else) serving the static site (dist/site). Prints, per exercise and
+// static server (Debian's nginx with the README's two lines, `gzip on;` and
+// its `gzip_types`, and nothing else) serving the static site (dist/site). Prints, per exercise and
 // server: seconds from navigation to the first verdict, and the grader's
 // bytes and all bytes that crossed the network, cold and on the reload.
 //
 //   node bench/slow-link.bench.mjs                      (web/dist, dist/site, web/serve.mjs)
-//   node bench/slow-link.bench.mjs --dist D --site S --serve F --exercises cas,lock
+//   node bench/slow-link.bench.mjs --dist D --site S --serve F --exercises cas,lock --python
 //
 // `--dist`, `--site` and `--serve` measure another build (an older one, for
-// the figures before a change); `--no-nginx` skips the plain server.
+// the figures before a change); `--no-nginx` skips the plain server;
+// `--python` adds Python's http.server, a host that compresses nothing.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -37,10 +37,11 @@ const CORES = 4;
 const GRADER_WASM = /\/leaselab_bg[.-][^/]*$|\/leaselab_bg\.wasm$/;
 
 function parseArgs(argv) {
-  const options = { dist: `${ROOT}web/dist`, site: `${ROOT}dist/site`, serve: `${ROOT}web/serve.mjs`, exercises: ["cas", "lock"], nginx: true };
+  const options = { dist: `${ROOT}web/dist`, site: `${ROOT}dist/site`, serve: `${ROOT}web/serve.mjs`, exercises: ["cas", "lock"], nginx: true, python: false };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
     if (flag === "--no-nginx") options.nginx = false;
+    else if (flag === "--python") options.python = true;
     else if (flag === "--exercises") options.exercises = argv[++i].split(",");
     else if (["--dist", "--site", "--serve"].includes(flag)) options[flag.slice(2)] = resolve(argv[++i]);
     else throw new Error(`unknown option ${flag}; see the comment at the top of bench/slow-link.bench.mjs`);
@@ -82,7 +83,7 @@ http {
   uwsgi_temp_path ${prefix};
   scgi_temp_path ${prefix};
   gzip on;
-  gzip_types text/plain text/css application/json application/javascript text/xml application/xml application/xml+rss text/javascript;
+  gzip_types text/css application/javascript application/json image/svg+xml application/wasm;
   server {
     listen 127.0.0.1:${port};
     root ${root};
@@ -106,6 +107,18 @@ http {
   };
 }
 
+/** Python's `http.server` on `root`: a host that compresses nothing (it sends Last-Modified). */
+async function startPython(root) {
+  const port = await freePort();
+  const child = spawn("python3", ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root], { stdio: "ignore" });
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const up = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.ok, () => false);
+    if (up) break;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill("SIGTERM") };
+}
+
 /**
  * One visit in `context`: opens `url` at the exercise (or reloads `page`),
  * presses "Run tests" once it can, and resolves to the seconds from
@@ -114,7 +127,12 @@ http {
 async function visit(context, page, url, exercise, requests) {
   requests.length = 0;
   if (page.url() === "about:blank") await page.goto(`${url}#exercise-${exercise}`);
-  else await page.reload();
+  else {
+    // What the first visit was still loading (a widget's module) is in the cache before the reload.
+    await page.waitForLoadState("networkidle");
+    requests.length = 0;
+    await page.reload();
+  }
   await page.waitForSelector("html[data-lesson-ready]");
   const runner = page.locator(`#exercise-${exercise} .exercise-runner`);
   await runner.scrollIntoViewIfNeeded();
@@ -175,6 +193,7 @@ const options = parseArgs(process.argv.slice(2));
 const { serveStatic } = await import(pathToFileURL(options.serve).href);
 const npmStart = await serveStatic({ root: options.dist });
 const nginx = options.nginx && existsSync(options.site) ? await startNginx(options.site) : null;
+const python = options.python && existsSync(options.site) ? await startPython(options.site) : null;
 if (options.nginx && !nginx) console.log(`(no ${options.site}: \`cargo xtask site\` writes it; the plain server is skipped)`);
 const browser = await chromium.launch({ executablePath: LEARNER_CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
 try {
@@ -182,9 +201,11 @@ try {
   for (const exercise of options.exercises) {
     await measure(browser, "npm start (web/serve.mjs)", npmStart.url, exercise);
     if (nginx) await measure(browser, "dist/site behind nginx", nginx.url, exercise);
+    if (python) await measure(browser, "dist/site, python http.server", python.url, exercise);
   }
 } finally {
   await browser.close();
   npmStart.server.close();
   nginx?.stop();
+  python?.stop();
 }

@@ -15,7 +15,7 @@ import { mountQuiz } from "./lesson/quiz.js";
 import { openAnswers } from "./lesson/answer-key.js";
 import { keepingFocus, once, reachableWhileLoading } from "./lesson/focus-mount.js";
 import { parseReplayFragment } from "./runner/link.js";
-import { prefetchGraderModule } from "./runner/grader-module.js";
+import { graderQuiet, prefetchGraderModule } from "./runner/grader-module.js";
 
 /**
  * The widget registry is the folder web/src/widgets/: a widget is a folder
@@ -266,6 +266,8 @@ async function mountWidget(element, loaded = () => {}) {
   const name = element.dataset.widget;
   let manifest = null;
   try {
+    // A widget near an exercise waits for the grader's download: the learner who opened the exercise waits for that.
+    await graderQuiet();
     manifest = await widgetManifest(name);
     const [mount, wasm] = await Promise.all([widgetView(name), manifest.wasm === "store" ? loadWasm() : null]);
     keepingFocus(element, () => mount(element, wasm));

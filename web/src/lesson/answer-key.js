@@ -7,28 +7,24 @@
 // explanation and the context (they say which is right), the accepted short
 // answers; and the order of the options, which the lesson's renderer lists
 // right ones first. The sealed question keeps its prompt and options' text,
-// in a shuffled order, and `sealed`: the rest, as JSON, XOR-ed with a stream
-// seeded by the quiz and the question, in base64. `openAnswers` gives back
-// the very quiz `sealAnswers` was given.
+// in a shuffled order, and `sealed`: the rest, as JSON with its letters and
+// digits rotated (ROT13 and ROT5), which no search for a word or a number
+// finds, and which still compresses like text (the page's first download
+// stays small). `openAnswers` gives back the very quiz `sealAnswers` was given.
 import { hashString, seededRandom, shuffled } from "./shuffle.js";
 
-/** The keystream for one question: the same in the build and the page. */
-function keystream(quizKey, index) {
-  const random = seededRandom(hashString(`${quizKey}\u0000${index}`));
-  return () => Math.floor(random() * 256);
+/** Letters by 13, digits by 5: each rotation is its own inverse, so one function seals and opens. */
+function rotate(text) {
+  return text.replace(/[A-Za-z0-9]/g, (char) => {
+    const code = char.charCodeAt(0);
+    if (code <= 57) return String.fromCharCode(48 + ((code - 48 + 5) % 10));
+    const base = code <= 90 ? 65 : 97;
+    return String.fromCharCode(base + ((code - base + 13) % 26));
+  });
 }
 
-function seal(value, next) {
-  const bytes = new TextEncoder().encode(JSON.stringify(value));
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte ^ next());
-  return btoa(binary);
-}
-
-function unseal(text, next) {
-  const bytes = Uint8Array.from(atob(text), (char) => char.charCodeAt(0) ^ next());
-  return JSON.parse(new TextDecoder().decode(bytes));
-}
+const seal = (value) => rotate(JSON.stringify(value));
+const unseal = (text) => JSON.parse(rotate(text));
 
 /** `quizzes` (by key, as the lesson JSON has them) with every question's answers sealed. */
 export function sealAnswers(quizzes) {
@@ -55,7 +51,7 @@ export function sealAnswers(quizzes) {
             hidden.answer = answer;
             hidden.alternatives = alternatives ?? null;
           }
-          sealedQuestion.sealed = seal(hidden, keystream(quizKey, index));
+          sealedQuestion.sealed = seal(hidden);
           return sealedQuestion;
         }),
       },
@@ -72,7 +68,7 @@ export function openAnswers(quizzes) {
         ...quiz,
         questions: quiz.questions.map((question, index) => {
           const { sealed, options, ...rest } = question;
-          const hidden = unseal(sealed, keystream(quizKey, index));
+          const hidden = unseal(sealed);
           const opened = { ...rest, context_html: hidden.context };
           if (options) {
             const original = [];

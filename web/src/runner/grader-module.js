@@ -55,6 +55,25 @@ export function subscribe(listener) {
   return () => listeners.delete(listener);
 }
 
+/**
+ * Resolves once no download of the grader is under way (at once when none
+ * is). Other downloads that can wait (a widget near an exercise) wait for
+ * it: on a slow link they would share its bandwidth and delay the verdict
+ * the learner asked for.
+ */
+export function graderQuiet() {
+  const busy = (phase) => phase === "downloading" || phase === "compiling";
+  if (!busy(state.phase)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const listener = (now) => {
+      if (busy(now.phase)) return;
+      listeners.delete(listener);
+      resolve();
+    };
+    listeners.add(listener);
+  });
+}
+
 /** The loading's state now (a copy). */
 export function graderModuleState() {
   return { ...state };
