@@ -128,8 +128,8 @@ async function visit(context, page, url, exercise, requests) {
   requests.length = 0;
   if (page.url() === "about:blank") await page.goto(`${url}#exercise-${exercise}`);
   else {
-    // What the first visit was still loading (a widget's module) is in the cache before the reload.
-    await page.waitForLoadState("networkidle");
+    // What the first visit was still loading (a widget's module) is in the cache before the reload (a page that never idles is reloaded after 30 s).
+    await page.waitForLoadState("networkidle", { timeout: 30_000 }).catch(() => {});
     requests.length = 0;
     await page.reload();
   }
@@ -179,7 +179,9 @@ async function measure(browser, label, url, exercise) {
   await cdp.send("Network.enable");
   await cdp.send("Network.emulateNetworkConditions", SLOW_LINK);
   await cdp.send("Emulation.setHardwareConcurrencyOverride", { hardwareConcurrency: CORES });
+  console.error(`(${label}, ${exercise}: cold…)`);
   const cold = await visit(context, page, url, exercise, requests);
+  console.error(`(${label}, ${exercise}: reload…)`);
   const reload = await visit(context, page, url, exercise, requests);
   await context.close();
   const mb = (bytes) => (bytes / 1e6).toFixed(2);
@@ -195,6 +197,14 @@ const npmStart = await serveStatic({ root: options.dist });
 const nginx = options.nginx && existsSync(options.site) ? await startNginx(options.site) : null;
 const python = options.python && existsSync(options.site) ? await startPython(options.site) : null;
 if (options.nginx && !nginx) console.log(`(no ${options.site}: \`cargo xtask site\` writes it; the plain server is skipped)`);
+// Stopped early (Ctrl-C), the servers go too.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    nginx?.stop();
+    python?.stop();
+    process.exit(130);
+  });
+}
 const browser = await chromium.launch({ executablePath: LEARNER_CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
 try {
   console.log(`first verdict on a ${SLOW_LINK.downloadThroughput * 8 / 1e6} Mbit/s, ${SLOW_LINK.latency} ms link, hardwareConcurrency ${CORES}, 1280×800, cold cache then a reload (seconds from navigation)`);
