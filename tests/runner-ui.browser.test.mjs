@@ -96,6 +96,12 @@ test("a failing run steps by arrow keys and by Previous/Next with the focus kept
   assert.deepEqual(problems, []);
 });
 
+test("the one announcement names the first failing row of the list, whichever test failed first", async () => {
+  const { exercise } = await openFailingRun();
+  const firstFailed = await exercise.locator(".runner-test.is-failed .runner-test-name").first().evaluate((name) => name.firstChild.textContent);
+  assert.equal(await exercise.locator(".runner-results [aria-live]").innerText(), `First failure: ${firstFailed.replace(/ \(\d+ schedules\)$/, "")}`);
+});
+
 test("every step of a failing run as a list: each one a button to its step, the current one marked", async () => {
   const { page, story, problems } = await openFailingRun();
   const total = stepsOf(await position(story));
