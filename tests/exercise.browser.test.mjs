@@ -75,21 +75,21 @@ for (const name of registry.names) {
   });
 }
 
-test("the grader's engines load when the learner starts editing, not when the page opens, and warm up on the starter unseen; the first run then grades as usual", async () => {
+test("the grading workers start when the learner starts editing, not when an exercise comes near, and warm up on the starter unseen; the first run then grades as usual", async () => {
   const { page, context, problems } = await openLesson(session);
-  // The grading engine is the grader's module (QuickJS inside it), fetched by the workers.
-  const isEngine = (request) => /\/(grader-worker\.js|leaselab_bg\.wasm)$/.test(new URL(request.url()).pathname);
-  const engineDownloads = [];
+  // With an exercise near, the page downloads the grader's module (grader-loading.browser.test.mjs); the workers wait.
+  const workerStarts = [];
   context.on("request", (request) => {
-    if (isEngine(request)) engineDownloads.push(request.url());
+    if (new URL(request.url()).pathname.endsWith("/grader-worker.js")) workerStarts.push(request.url());
   });
   const exercise = page.locator("#exercise-cas");
   await exercise.locator(".exercise-runner").scrollIntoViewIfNeeded();
   await exercise.locator(".cm-editor").waitFor();
-  assert.deepEqual(engineDownloads, [], "reading the lesson, with an editor on screen, loads no grading engine");
+  await page.waitForFunction(() => performance.getEntriesByName("leaselab:grader-ready").length > 0);
+  assert.deepEqual(workerStarts, [], "reading the lesson, with an editor on screen, starts no grading worker");
 
-  // The focus in the editor: the workers fetch and compile the engines now, before any "Run tests".
-  const loading = context.waitForEvent("requestfinished", { predicate: (request) => new URL(request.url()).pathname.endsWith("/leaselab_bg.wasm"), timeout: 60_000 });
+  // The focus in the editor: the workers start and load their engines now, before any "Run tests".
+  const loading = context.waitForEvent("requestfinished", { predicate: (request) => new URL(request.url()).pathname.endsWith("/grader-worker.js"), timeout: 60_000 });
   await exercise.locator(".cm-content").click();
   await loading;
   // Then the workers grade the starter a few times at a tiny budget, to warm up; none of it reaches the page.

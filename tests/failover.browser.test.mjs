@@ -43,7 +43,7 @@ test("the simulation loads only when the simulator comes near, saying so meanwhi
   const graderRequests = [];
   page.on("request", (request) => {
     if (request.url().endsWith("/leaselab_failover_bg.wasm")) wasmRequests.push(request.url());
-    if (request.url().endsWith("/leaselab_bg.wasm")) graderRequests.push(request.url());
+    if (/\/leaselab_bg\.([0-9a-f]{16}\.wasm\.gz|wasm)$/.test(request.url())) graderRequests.push(request.url());
   });
   assert.equal(await page.locator(`${WIDGET} .widget-loading`).textContent(), "Loading the simulation…");
   // A state, not a time: nothing more is loading, and the simulation is not among what loaded.

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { highlight, highlightBlocks } from "../web/build/highlight.mjs";
 import { scopeCss, scopeSvg, svgTitle } from "../web/build/svg.mjs";
 import { renderPage, lessonData } from "../web/build/page.mjs";
-import { progressCounts, renderTocMarks } from "../web/src/lesson/progress-view.js";
+import { progressCounts, renderProgressSummary, renderTocMarks } from "../web/src/lesson/progress-view.js";
+import { openAnswers } from "../web/src/lesson/answer-key.js";
 import { storageKey } from "../web/src/storage/progress.js";
 import { emptyProgress, update } from "../web/src/storage/schema.js";
 import { makeTar } from "../web/src/lesson/tar.js";
@@ -85,15 +86,22 @@ test("bad content gives a message that names the place, not a broken page", () =
 });
 
 test("progress marks count what the learner did", () => {
-  const data = lessonData(lesson);
+  // The page opens the sealed answers before it counts (main.js); so does this test.
+  const data = { ...lessonData(lesson), quizzes: openAnswers(lessonData(lesson).quizzes) };
   let progress = emptyProgress();
   progress = update(progress, { type: "section-read", section: "06-locks", at: 1 });
   progress = update(progress, { type: "exercise-passed", exercise: "lock", at: 2 });
   progress = update(progress, { type: "quiz-saved", quiz: "quizzes/locks-and-ttl.toml", answers: { "why-lock-ttl": { choice: [0], correct: true, fingerprint: null, at: 3 } }, view: null });
   const counts = progressCounts(data, progress);
-  assert.deepEqual([counts.read, counts.passed, counts.answered], [1, 1, 1]);
+  assert.deepEqual([counts.read, counts.passed, counts.answered, counts.right], [1, 1, 1, 1]);
   const locks = counts.sections.find((section) => section.id === "06-locks");
-  assert.equal(renderTocMarks(locks), '<span class="visually-hidden">(read)</span><span class="toc-chip">Quiz 1/3<span class="visually-hidden"> answered</span></span><span class="toc-chip is-done"><span class="toc-chip-mark" aria-hidden="true">✓</span>lock.js<span class="visually-hidden"> passed</span></span>');
+  assert.equal(renderTocMarks(locks), '<span class="visually-hidden">(read)</span><span class="toc-chip">Quiz 1/3 right<span class="visually-hidden">, 1 of 3 answered</span></span><span class="toc-chip is-done"><span class="toc-chip-mark" aria-hidden="true">✓</span>lock.js<span class="visually-hidden"> passed</span></span>');
+  // A quiz all answered with one wrong is not a full score, and does not look like one; a wrong answer is no right one.
+  progress = update(progress, { type: "quiz-saved", quiz: "quizzes/locks-and-ttl.toml", answers: Object.fromEntries(data.quizzes["quizzes/locks-and-ttl.toml"].questions.map((question, index) => [question.id, index === 0 ? { choice: [question.options.findIndex((option) => !option.correct)], correct: false, fingerprint: null, at: 4 } : { choice: question.options.flatMap((option, at) => (option.correct ? [at] : [])), correct: true, fingerprint: null, at: 4 }])), view: null });
+  const all = progressCounts(data, progress);
+  assert.deepEqual([all.answered, all.right], [3, 2]);
+  assert.equal(renderTocMarks(all.sections.find((section) => section.id === "06-locks")).split("<span class=\"toc-chip")[1], '">Quiz 2/3 right<span class="visually-hidden"></span></span>');
+  assert.match(renderProgressSummary(all), /<dt>Questions right<\/dt><dd><span class="progress-figure">2 \/ \d+<\/span>/);
 });
 
 // ---- export -------------------------------------------------------------------------

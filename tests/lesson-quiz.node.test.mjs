@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { answerAt, currentIndex, fingerprint, grade, initQuiz, normalizeAnswer, score, toSaved, update } from "../web/src/lesson/quiz-state.js";
 import { quizDomId, renderLive, renderQuiz } from "../web/src/lesson/quiz-view.js";
 import { hashString, optionOrder } from "../web/src/lesson/shuffle.js";
+import { openAnswers, sealAnswers } from "../web/src/lesson/answer-key.js";
 import { readSaved, serialize, update as updateProgress, emptyProgress } from "../web/src/storage/schema.js";
 import { lessonJson } from "./support/lesson.mjs";
 
@@ -158,20 +159,64 @@ test("renderQuiz: counter, one form, ghosts without ids, and unique ids", () => 
   const ghosts = html.slice(html.indexOf('class="quiz-ghosts"'));
   assert.doesNotMatch(ghosts, /\sid="/, "ghosts carry no ids");
   assert.doesNotMatch(ghosts, /\sname="/, "ghost inputs join no radio group");
-  assert.equal((ghosts.match(/class="quiz-question quiz-ghost"/g) ?? []).length, 2 + 1 + 1, "one ghost per wrong option of a single answer, one per other question");
+  assert.equal((ghosts.match(/class="quiz-question quiz-ghost"/g) ?? []).length, 3, "one ghost per question");
   const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]);
   assert.equal(new Set(ids).size, ids.length, "ids are unique");
 });
 
-test("renderLive after a wrong answer: both explanations, badges in words, the verdict", () => {
+test("renderLive after a wrong first answer: why the choice does not hold, and the right answer held back until asked for", () => {
   const state = run(initQuiz(quiz), { type: "choose", option: 1 }, { type: "check" });
-  const html = renderLive("quiz-x", state);
-  assert.match(html, /Your choice · wrong<\/span> wrong a because\./);
-  assert.match(html, /Right answer<\/span> right because\./);
-  assert.doesNotMatch(html, /wrong b because/, "an option neither chosen nor right is not explained");
-  assert.match(html, /<strong>Not quite\.<\/strong>/);
-  assert.match(html, /data-action="next"[^>]*>Next question</);
-  assert.match(html, /<input[^>]*checked[^>]*disabled/);
+  const held = renderLive("quiz-x", state);
+  assert.match(held, /Your choice<\/span> wrong a because\./);
+  assert.doesNotMatch(held, /right because|Right answer|is-correct|Context\./, "nothing says which option is right, nor the context that explains it");
+  assert.match(held, /<strong>Not quite\.<\/strong> The note under your choice says why it does not hold\./);
+  assert.match(held, /data-action="next"[^>]*>Next question</);
+  assert.match(held, /data-action="reveal"[^>]*>Show the answer</);
+  assert.match(held, /<input[^>]*checked[^>]*disabled/);
+
+  const revealed = renderLive("quiz-x", update(state, { type: "reveal" }));
+  assert.match(revealed, /Your choice · wrong<\/span> wrong a because\./);
+  assert.match(revealed, /Right answer<\/span> right because\./);
+  assert.doesNotMatch(revealed, /wrong b because/, "an option neither chosen nor right is not explained");
+  assert.match(revealed, /Context\./);
+  assert.doesNotMatch(revealed, /data-action="reveal"/);
+  assert.equal(update(run(initQuiz(quiz), { type: "choose", option: 0 }, { type: "check" }), { type: "reveal" }).revealed, false, "a right answer shows itself; nothing to reveal");
+});
+
+test("several answers, held back: the counts only, no option's note (it would tell which chosen ones are right)", () => {
+  const state = run(initQuiz(quiz), { type: "choose", option: 0 }, { type: "check" }, { type: "next" }, { type: "toggle", option: 0 }, { type: "toggle", option: 2 }, { type: "check" });
+  const held = renderLive("quiz-x", state);
+  assert.match(held, /You chose 1 of the 2 right answers and 1 wrong one\. Think it through again, or show the answer\./);
+  assert.doesNotMatch(held, /r1 because|w1 because|quiz-option[^"]*is-(wrong|correct)/);
+});
+
+test("a retry shows the options in a new order, and a wrong answer on a later round shows the right one at once", () => {
+  const four = { ...single, options: [option("right", true), option("wrong a", false), option("wrong b", false), option("wrong c", false)] };
+  const one = { title: null, multipart_html: {}, questions: [four] };
+  const wrongOnce = run(initQuiz(one), { type: "choose", option: 1 }, { type: "check" }, { type: "next" });
+  const retry = update(wrongOnce, { type: "retry-wrong" });
+  assert.equal(retry.round, 1);
+  const orders = [0, 1, 2, 3, 4].map((round) => optionOrder(four, round).join(""));
+  assert.ok(new Set(orders).size >= 3, `the order changes from round to round: ${orders.join(" ")}`);
+  assert.equal(optionOrder(four, 0).join(""), optionOrder(four).join(""), "round 0 is the first visit's order");
+  const position = (html, text) => [...html.matchAll(/<span class="quiz-option-text">([^<]*)<\/span>/g)].map((match) => match[1]).indexOf(text);
+  const firstHtml = renderLive("quiz-x", update(wrongOnce, { type: "again" }));
+  assert.equal(position(renderLive("quiz-x", initQuiz(one)), "right"), optionOrder(four, 0).indexOf(0));
+  assert.equal(position(firstHtml, "right"), optionOrder(four, 1).indexOf(0), "the page draws this round's order");
+  const wrongAgain = run(retry, { type: "choose", option: 2 }, { type: "check" });
+  assert.match(renderLive("quiz-x", wrongAgain), /Right answer<\/span> right because\./, "asked again, the answer is not held back twice");
+  // The round is saved with the view, so a reload keeps this round's order.
+  assert.equal(initQuiz(one, toSaved(retry)).round, 1);
+});
+
+test("the markup gives no answer away: option values are places on screen, and the ghosts are the same whatever is right", () => {
+  const html = renderQuiz("quizzes/q.toml", initQuiz(quiz));
+  const values = [...html.matchAll(/<input[^>]*type="radio"[^>]*name="[^"]+"[^>]*value="(\d+)"/g)].map((match) => Number(match[1]));
+  assert.deepEqual(values, [0, 1, 2], "the options' values count down the screen");
+  const flipped = { ...quiz, questions: [{ ...single, options: single.options.map((one) => ({ ...one, correct: !one.correct })) }, several, { ...short, answer: "9.9", alternatives: [] }] };
+  const ghosts = (state) => state.slice(state.indexOf('class="quiz-ghosts"'));
+  assert.equal(ghosts(renderQuiz("quizzes/q.toml", initQuiz(flipped))), ghosts(html), "the ghosts do not depend on which options are right, nor on the expected text");
+  assert.doesNotMatch(ghosts(html), /8\.6|is-right|is-correct/);
 });
 
 test("renderLive for the summary and the review", () => {
@@ -184,4 +229,22 @@ test("renderLive for the summary and the review", () => {
   assert.equal((review.match(/class="quiz-review-item /g) ?? []).length, 3);
   assert.match(review, /Missed · right answer/);
   assert.match(review, /<dt>Accepted<\/dt><dd>“8\.6”, “8\.64”, “8\.6 s”<\/dd>/);
+});
+
+test("the page's data carries the quizzes sealed: no right option, explanation, context or accepted answer in the clear, the options shuffled; the page opens them to the very quizzes", () => {
+  const lesson = lessonJson();
+  const sealed = sealAnswers(lesson.quizzes);
+  const text = JSON.stringify(sealed);
+  assert.doesNotMatch(text, /"correct"|"explanation_html"|"answer"|"alternatives"/);
+  for (const quiz of Object.values(lesson.quizzes)) {
+    for (const question of quiz.questions) {
+      if (question.context_html) assert.ok(!text.includes(question.context_html), "the context is sealed");
+      for (const option of question.options ?? []) if (option.explanation_html) assert.ok(!text.includes(option.explanation_html), "each explanation is sealed");
+    }
+  }
+  const firstShownRight = Object.values(lesson.quizzes).flatMap((quiz, at) => quiz.questions.filter((question) => question.options).map((question) => [question, Object.values(sealed)[at].questions[quiz.questions.indexOf(question)]]));
+  const sameFirst = firstShownRight.filter(([question, shown]) => question.options[0].html === shown.options[0].html).length;
+  assert.ok(sameFirst < firstShownRight.length / 2, `the sealed options are shuffled: ${sameFirst} of ${firstShownRight.length} keep their first option (the lesson lists right ones first)`);
+  const normal = (quizzes) => JSON.parse(JSON.stringify(quizzes, (key, value) => (key === "explanation_html" && value == null ? undefined : value)));
+  assert.deepEqual(normal(openAnswers(sealed)), normal(lesson.quizzes));
 });

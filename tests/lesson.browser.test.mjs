@@ -14,11 +14,13 @@ import {
   filesInTar,
   lessonJson,
   openLesson,
+  optionInput,
   quizBlock,
   quizCounter,
   readWholeLesson,
   recordTransfers,
   reloadLesson,
+  shownOptions,
 } from "./support/lesson.mjs";
 
 const lesson = lessonJson();
@@ -52,19 +54,29 @@ test("the lesson reads without JavaScript: text, highlighted code, both diagrams
   await shot(page, "no-javascript", { fullPage: false });
 });
 
-test("reading the lesson marks every section read in the contents", async () => {
+test("scrolling past every section marks none of them read", async () => {
+  const { page, problems } = await openLesson(session);
+  await readWholeLesson(page);
+  // Every section's end has been on screen (two frames after each scroll), and a moment more for the page to look.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  assert.equal(await page.locator(".toc-item.is-read").count(), 0);
+  assert.equal(await page.locator('[data-progress="read"] .progress-figure').textContent(), `0 / ${lesson.sections.length}`);
+  assert.deepEqual(problems, []);
+});
+
+test("reading the lesson (each screen on show for a while) marks every section read in the contents", async () => {
   const { page, problems } = await openLesson(session);
   await shot(page, "top-light");
   const readRow = page.locator('[data-progress="read"] .progress-figure');
   assert.equal(await readRow.textContent(), `0 / ${lesson.sections.length}`);
-  await readWholeLesson(page);
+  await readWholeLesson(page, { dwellMs: 20_000 });
   await page.waitForFunction((count) => document.querySelectorAll(".toc-item.is-read").length === count, lesson.sections.length);
   assert.equal(await readRow.textContent(), `${lesson.sections.length} / ${lesson.sections.length}`);
   assert.equal(await page.locator('.toc-item a[aria-current="location"]').count(), 1, "the contents mark where you are");
   assert.deepEqual(problems, []);
 });
 
-test("every quiz: wrong answers explained, retry only the wrong ones, review, and the box never changes height", async () => {
+test("every quiz: a wrong answer says why, the right one held back until asked for; retry only the wrong ones, in a new order; review; the box never changes height", async () => {
   const { page, problems } = await openLesson(session);
   for (const quizKey of quizKeys) {
     const { questions } = lesson.quizzes[quizKey];
@@ -73,22 +85,36 @@ test("every quiz: wrong answers explained, retry only the wrong ones, review, an
     const heightAtStart = await quiz.evaluate((element) => element.offsetHeight);
 
     // First pass: the first question right, every other one wrong.
+    const firstOrders = [];
     for (const [index, question] of questions.entries()) {
       assert.equal(await quizCounter(quiz), `${index + 1} / ${questions.length}`, `${quizKey}: the counter`);
       const right = index === 0;
+      firstOrders.push(await shownOptions(quiz));
       await answerQuestion(quiz, question, { right });
       const feedback = squash(await quiz.locator(".quiz-live .quiz-feedback").textContent());
       assert.ok(feedback.startsWith(right ? "Right." : "Not quite."), `${quizKey} #${index}: verdict, got "${feedback}"`);
-      if (question.type === "MultipleChoice") {
-        // The explanation of every chosen option and of every right one is on screen.
-        const explained = squash(await quiz.locator(".quiz-live .quiz-options").textContent());
-        for (const optionIndex of new Set([...choiceFor(question, right), ...choiceFor(question, true)])) {
-          const explanation = textOf(question.options[optionIndex].explanation_html);
-          assert.ok(explained.includes(explanation), `${quizKey} #${index}: explains option ${optionIndex}`);
+      const explained = () => quiz.locator(".quiz-live .quiz-options").textContent().then(squash);
+      const explains = async (optionIndex) => (await explained()).includes(textOf(question.options[optionIndex].explanation_html));
+      if (right && question.type === "MultipleChoice") {
+        for (const optionIndex of choiceFor(question, true)) assert.ok(await explains(optionIndex), `${quizKey} #${index}: explains option ${optionIndex}`);
+      }
+      if (!right) {
+        // Held back: why the learner's choice does not hold (one answer), but not which is right, nor the expected text.
+        if (question.type === "MultipleChoice" && !question.multiple) assert.ok(await explains(choiceFor(question, false)[0]), `${quizKey} #${index}: explains the choice`);
+        if (question.type === "MultipleChoice") {
+          for (const optionIndex of choiceFor(question, true)) assert.equal(await explains(optionIndex), false, `${quizKey} #${index}: the right option's note waits`);
+          assert.doesNotMatch(await explained(), /Right answer|Your choice · wrong/);
+        } else {
+          assert.ok(!feedback.includes(question.answer), `${quizKey} #${index}: the expected answer waits`);
         }
-        if (!right) assert.match(explained, /Your choice · wrong/);
-      } else if (!right) {
-        assert.ok(feedback.includes(`The expected answer is “${question.answer}”`), `${quizKey} #${index}: names the expected answer`);
+        assert.equal(await quiz.evaluate((element) => element.offsetHeight), heightAtStart, `${quizKey} #${index}: the quiz keeps its height, the answer held back`);
+        // Asked for, it shows.
+        await quiz.getByRole("button", { name: "Show the answer" }).click();
+        if (question.type === "MultipleChoice") {
+          for (const optionIndex of choiceFor(question, true)) assert.ok(await explains(optionIndex), `${quizKey} #${index}: shown, explains option ${optionIndex}`);
+        } else {
+          assert.ok(squash(await quiz.locator(".quiz-live .quiz-feedback").textContent()).includes(`The expected answer is “${question.answer}”`), `${quizKey} #${index}: names the expected answer`);
+        }
       }
       assert.equal(await quiz.evaluate((element) => element.offsetHeight), heightAtStart, `${quizKey} #${index}: the quiz keeps its height when answered`);
       if (quizKey === "quizzes/singleton-vs-election.toml" && index === 1) await shot(page, "quiz-wrong-answer");
@@ -97,14 +123,18 @@ test("every quiz: wrong answers explained, retry only the wrong ones, review, an
     const summary = squash(await quiz.locator(".quiz-score").textContent());
     assert.ok(summary.startsWith(`1 of ${questions.length} right.`), `${quizKey}: summary, got "${summary}"`);
 
-    // Retry: only the wrong ones come back.
+    // Retry: only the wrong ones come back, their options in a new order.
     await quiz.getByRole("button", { name: new RegExp(`^Retry the ${questions.length - 1} wrong`) }).click();
+    let reordered = 0;
     for (const [position, question] of questions.slice(1).entries()) {
       assert.equal(await quizCounter(quiz), `Retry ${position + 1} / ${questions.length - 1}`);
+      if (question.type === "MultipleChoice" && (await shownOptions(quiz)).join("|") !== firstOrders[position + 1].join("|")) reordered += 1;
       await answerQuestion(quiz, question, { right: true });
       assert.ok(squash(await quiz.locator(".quiz-live .quiz-feedback").textContent()).startsWith("Right."));
       await quiz.locator('.quiz-live button[data-action="next"]').click();
     }
+    const choices = questions.slice(1).filter((question) => question.type === "MultipleChoice" && question.options.length > 2).length;
+    if (choices > 0) assert.ok(reordered > 0, `${quizKey}: a retry shows some question's options in a new order`);
     assert.ok(squash(await quiz.locator(".quiz-score").textContent()).startsWith(`All ${questions.length} right.`));
     if (quizKey === "quizzes/singleton-vs-election.toml") await shot(page, "quiz-summary");
 
@@ -119,17 +149,23 @@ test("every quiz: wrong answers explained, retry only the wrong ones, review, an
     if (quizKey === "quizzes/singleton-vs-election.toml") await shot(page, "quiz-review");
     await quiz.getByRole("button", { name: "Back to the results" }).click();
   }
-  const answered = page.locator('[data-progress="answered"] .progress-figure');
-  assert.equal(await answered.textContent(), `${totalQuestions} / ${totalQuestions}`);
+  const right = page.locator('[data-progress="right"] .progress-figure');
+  assert.equal(await right.textContent(), `${totalQuestions} / ${totalQuestions}`);
   assert.deepEqual(problems, []);
 });
 
-test("options are shuffled by question id: the right answer is not always first, and the order is stable", async () => {
+test("options are shuffled by question id: the right answer is not always first, the order is stable, and no input's value says which option it is", async () => {
   const { page } = await openLesson(session);
-  const firstValues = await page.locator(".quiz-live .quiz-options").evaluateAll((lists) => lists.map((list) => list.querySelector("input").value));
-  assert.ok(firstValues.some((value) => value !== "0"), "some question shows a distractor first");
+  const shown = () => page.locator(".quiz-live .quiz-options").evaluateAll((lists) => lists.map((list) => [...list.querySelectorAll(".quiz-option-text")].map((text) => text.textContent)));
+  const firstShown = await shown();
+  // The lesson's JSON lists the right options first.
+  const firstQuestions = quizKeys.map((key) => lesson.quizzes[key].questions[0]).filter((question) => question.type === "MultipleChoice");
+  assert.ok(firstQuestions.some((question) => !firstShown.some((texts) => texts[0] === textOf(question.options[0].html))), "some question shows a distractor first");
   await reloadLesson(page);
-  assert.deepEqual(await page.locator(".quiz-live .quiz-options").evaluateAll((lists) => lists.map((list) => list.querySelector("input").value)), firstValues);
+  assert.deepEqual(await shown(), firstShown);
+  const values = await page.locator(".quiz-live .quiz-options").evaluateAll((lists) => lists.map((list) => [...list.querySelectorAll("input")].map((input) => input.value).join(",")));
+  assert.ok(values.every((list) => /^0(,\d+)*$/.test(list) && list.split(",").every((value, at) => Number(value) === at)), "values count down the screen, whatever is right");
+  assert.doesNotMatch(await page.locator("#lesson-data").textContent(), /"correct"|"explanation_html"/, "the page's data does not say which option is right");
 });
 
 test("a quiz works from the keyboard alone, with visible focus and announced verdicts", async () => {
@@ -149,8 +185,10 @@ test("a quiz works from the keyboard alone, with visible focus and announced ver
     assert.ok(presses < 150, "Tab reaches the first quiz's options");
   }
   // Arrow keys move within the radio group; find the right answer.
+  // The markup does not say which option is right: the test knows it by the option's text.
+  const rightText = textOf(question.options[choiceFor(question, true)[0]].html);
   for (let step = 0; step < question.options.length; step += 1) {
-    if ((await page.evaluate(() => document.activeElement.value)) === String(choiceFor(question, true)[0])) break;
+    if ((await page.evaluate(() => document.activeElement.closest(".quiz-option").querySelector(".quiz-option-text").textContent)) === rightText) break;
     await page.keyboard.press("ArrowDown");
   }
   await page.keyboard.press("Space");
@@ -223,8 +261,8 @@ test("a reload keeps answers, drafts, hints and the place in each quiz; export d
   await reloadLesson(page);
   assert.equal(await quizCounter(quiz), "2 / 3", "back on the question last answered");
   assert.ok(squash(await quiz.locator(".quiz-live .quiz-feedback").textContent()).startsWith("Right."));
-  assert.equal(await quiz.locator(`.quiz-live input[value="${choiceFor(second, true)[0]}"]`).isChecked(), true);
-  assert.equal(await page.locator('.toc-item[data-section="06-locks"] .toc-chip').first().textContent(), "Quiz 2/3 answered, 1 right");
+  assert.equal(await optionInput(quiz, second, choiceFor(second, true)[0]).isChecked(), true);
+  assert.equal(await page.locator('.toc-item[data-section="06-locks"] .toc-chip').first().textContent(), "Quiz 1/3 right, 2 of 3 answered");
   assert.equal(await page.locator("#exercise-cas .hint:visible").count(), 1);
   assert.equal(await page.evaluate(() => window.leaselab.progress.getDraft("cas")), draft);
 
@@ -288,7 +326,7 @@ test("progress saved by the first storage format is migrated without a word", as
   assert.equal(await page.locator('[data-progress="passed"] .progress-figure').textContent(), `1 / ${exerciseNames.length}`);
   assert.equal(await page.locator("#exercise-fencing .hint:visible").count(), 1);
   assert.equal(await page.evaluate(() => window.leaselab.progress.getDraft("fencing")), "// v1 draft\n");
-  assert.equal(await page.locator('.toc-item[data-section="09-takeaways"] .toc-chip').textContent(), `Quiz 1/${lesson.quizzes["quizzes/review.toml"].questions.length} answered`);
+  assert.equal(await page.locator('.toc-item[data-section="09-takeaways"] .toc-chip').textContent(), `Quiz 1/${lesson.quizzes["quizzes/review.toml"].questions.length} right, 1 of ${lesson.quizzes["quizzes/review.toml"].questions.length} answered`);
   assert.equal(JSON.parse(await page.evaluate((key) => localStorage.getItem(key), STORAGE_KEY)).version, 2);
 });
 
@@ -312,7 +350,7 @@ test("reset asks first, and only erases when confirmed", async () => {
   await dialog.getByRole("button", { name: "Erase everything" }).click();
   assert.equal(await page.locator("#exercise-lease .hint:visible").count(), 0);
   assert.equal(await quizCounter(quiz), `1 / ${lesson.quizzes["quizzes/review.toml"].questions.length}`);
-  assert.equal(await page.locator('[data-progress="answered"] .progress-figure').textContent(), `0 / ${totalQuestions}`);
+  assert.equal(await page.locator('[data-progress="right"] .progress-figure').textContent(), `0 / ${totalQuestions}`);
   await reloadLesson(page);
   assert.equal(await page.locator("#exercise-lease .hint:visible").count(), 0, "and it stays erased");
 });
@@ -445,4 +483,20 @@ test("the standalone playground page still links back to the lesson", async () =
   await page.getByRole("link", { name: "Ownership Election" }).click();
   await page.waitForSelector("html[data-lesson-ready]");
   assert.equal(await page.locator("h1").textContent(), lesson.title);
+});
+
+test("the first screen says what the lesson holds: its sections, questions and exercises, and that progress stays in this browser", async () => {
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const { page, context } = await openLesson(session, { viewport });
+    const glance = page.getByRole("list", { name: "What this lesson holds" });
+    const box = await glance.boundingBox();
+    assert.ok(box && box.y + box.height <= viewport.height, `on the first screen at ${viewport.width} px`);
+    const questions = quizKeys.reduce((sum, key) => sum + lesson.quizzes[key].questions.length, 0);
+    const text = squash(await glance.innerText());
+    assert.match(text, new RegExp(`${lesson.sections.length} sections to read`));
+    assert.match(text, new RegExp(`${questions} quiz questions`));
+    assert.match(text, new RegExp(`${exerciseNames.length} hands-on exercises, graded in your browser`));
+    assert.match(text, /saved in this browser/);
+    await context.close();
+  }
 });

@@ -8,6 +8,7 @@
 import { loadNodeRegistry } from "../runner/node/engines.js";
 import { test, mock, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
+import { gzipSync } from "node:zlib";
 import { DEADLINE_MS_MAX, deadlineMessage, gradingDeadlineMs } from "../runner/limits.js";
 
 /** Every worker the client made, newest last. */
@@ -27,6 +28,14 @@ class FakeWorker {
   }
   postMessage(message) {
     assert.equal(this.terminated, false, "nothing is posted to a terminated worker");
+    // The grader's compiled module comes first, before any request; kept apart from the requests.
+    if (message.type === "module") {
+      assert.equal(this.posted.length, 0, "the module is the worker's first message");
+      assert.ok(message.module instanceof WebAssembly.Module, "the module is sent compiled");
+      this.module = message.module;
+      return;
+    }
+    assert.ok(this.module, "a request goes only to a worker that has the grader's module");
     // Like structured cloning, which refuses functions.
     if (Object.values(message.options ?? {}).some((value) => typeof value === "function")) throw new TypeError("could not be cloned");
     this.posted.push(message);
@@ -47,7 +56,18 @@ class FakeWorker {
 }
 
 globalThis.Worker = FakeWorker;
+
+// The page names the grader's packed module in a <meta> (web/build/page.mjs); here a tiny valid module, gzipped, served by a stand-in fetch.
+const TINY_WASM = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+const meta = { getAttribute: () => "leaselab_bg.0123456789abcdef.wasm.gz", dataset: { gzipBytes: "28", wasmBytes: "8" } };
+globalThis.document = { baseURI: "http://lesson.test/course/", querySelector: (selector) => (selector === 'meta[name="leaselab-grader"]' ? meta : null) };
+/** Each download the page asks for: `{ url, respond(response) }`; answered by the test. */
+const downloads = [];
+globalThis.fetch = (url) => new Promise((resolve, reject) => downloads.push({ url: String(url), resolve, reject }));
+const gzipped = () => new Response(new Blob([gzipSync(TINY_WASM)]).stream());
+
 const { DeadlineError, gradeInWorker, labInWorker, prepareGrading, replayInWorker, WARM_UP, warmUpState } = await import("../web/src/runner/client.js");
+const { GraderNetworkError, graderModuleState } = await import("../web/src/runner/grader-module.js");
 // The page passes the registry's default budget; so do these tests.
 const { defaults } = await loadNodeRegistry();
 const PAGE_SEEDS = defaults.seeds;
@@ -72,6 +92,62 @@ async function settled(promise) {
 }
 
 const started = (worker, maxScore = 14) => worker.answer({ id: worker.last.id, type: "started", fileName: "lock.js", maxScore, graderVersion: "9.9.9" });
+
+/** Lets pending promise reactions and stream reads run (the mocked clock does not move). */
+async function flush(rounds = 20) {
+  for (let round = 0; round < rounds; round += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+// First in the file: until it has run, the page has no grader module.
+test("requests wait in the page for the grader's module, downloaded once for every worker; a failed download is retried, and no deadline runs meanwhile", async () => {
+  const first = grade({ exercise: "lock", source: "first", deadlineMs: 3_000 });
+  const second = replayInWorker({ exercise: "lock", source: "second", token: "t", deadlineMs: 3_000 });
+  await flush();
+  assert.equal(workers.length, 1, "the worker starts at once, so its script downloads beside the module");
+  assert.deepEqual(workers[0].posted, [], "but it gets no request before the module is in");
+  assert.equal(downloads.length, 1, "two requests, one download");
+  assert.equal(downloads[0].url, "http://lesson.test/course/leaselab_bg.0123456789abcdef.wasm.gz", "the packed module the page names, beside the page");
+
+  downloads[0].reject(new TypeError("Failed to fetch"));
+  await flush();
+  assert.equal(graderModuleState().phase, "offline");
+  assert.match(graderModuleState().message, /connection/);
+  // Far past both deadlines: neither request was sent, so neither can have run out of time.
+  mock.timers.tick(60_000);
+  await flush();
+  assert.equal(await settled(first), false, "the grading waits for the network, it does not fail");
+  assert.equal(downloads.length, 2, "the download is tried again after a pause");
+
+  downloads[1].resolve(gzipped());
+  await flush();
+  assert.equal(graderModuleState().phase, "ready");
+  const worker = workers.at(-1);
+  assert.equal(workers.length, 1, "the same worker");
+  assert.ok(worker.module instanceof WebAssembly.Module, "the worker got the compiled module");
+  assert.equal(worker.last.source, "first", "the first request is sent now");
+  started(worker);
+  worker.answer({ id: worker.last.id, type: "result", report: { score: 1 } });
+  assert.deepEqual(await first, { score: 1 });
+  assert.equal(worker.last.source, "second");
+  worker.answer({ id: worker.last.id, type: "result", replay: { violation: null } });
+  await second;
+  assert.equal(downloads.length, 2, "and nothing is downloaded again");
+});
+
+test("a worker that fails before it says anything, with no error of its own, could not download its script: the request fails as the network's problem", async () => {
+  // The worker of the test before is ended (it has spoken), so this grading gets a fresh one.
+  workers.at(-1).emit("error", { message: "ended", preventDefault() {} });
+  const grading = grade({ exercise: "lock", source: "x" });
+  const worker = workers.at(-1);
+  worker.emit("error", { message: "", preventDefault() {} });
+  await assert.rejects(grading, (error) => error instanceof GraderNetworkError && /script could not be downloaded/.test(error.message));
+  // One that failed with a message of its own is the grader's failure, worded as before.
+  const next = grade({ exercise: "lock", source: "y" });
+  const fresh = workers.at(-1);
+  assert.notEqual(fresh, worker);
+  fresh.emit("error", { message: "Uncaught RangeError: boom", preventDefault() {} });
+  await assert.rejects(next, (error) => !(error instanceof GraderNetworkError) && /the grader stopped unexpectedly \(Uncaught RangeError: boom\)/.test(error.message));
+});
 
 test("a grading past its deadline resolves to the 'took too long' report; the worker is terminated and the next request gets a fresh one", async () => {
   const grading = grade({ exercise: "lock", source: "stuck", deadlineMs: 3_000 });

@@ -1,10 +1,16 @@
 // The lesson's static server (web/serve.mjs): its options, the PORT and
-// HOST environment variables, --help, bad values named, and serving under a
-// sub-path (--base) as a course's host would.
+// HOST environment variables, --help, bad values named, serving under a
+// sub-path (--base) as a course's host would, and serving each byte once
+// (gzip, ETags and 304s, immutable content-hashed names).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { get as httpGet } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { parseServeArgs, serveStatic, UsageError } from "../web/serve.mjs";
 
 const SERVE = fileURLToPath(new URL("../web/serve.mjs", import.meta.url));
@@ -91,5 +97,76 @@ test("under --base, the folder is served at the sub-path only; the sub-path with
     assert.equal((await fetch(`${url}..%2f..%2fpackage.json`)).status, 403);
   } finally {
     await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A GET with the given request headers: `{ status, headers, body }` (the body as sent, not decompressed). */
+function get(url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (response) => {
+      const chunks = [];
+      response.on("data", (chunk) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
+    }).once("error", reject);
+  });
+}
+
+test("text goes gzip-compressed to a browser that takes it; every file has an ETag, and a reload that names it gets 304 with no body; a changed file a new ETag", async () => {
+  const root = mkdtempSync(join(tmpdir(), "leaselab-serve-"));
+  const script = "export const answer = 42;\n".repeat(200);
+  writeFileSync(join(root, "main.js"), script);
+  writeFileSync(join(root, "pixel.png"), Buffer.alloc(2_000, 7));
+  const { server, url } = await serveStatic({ root });
+  try {
+    const plain = await get(`${url}main.js`);
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers["content-encoding"], undefined, "no compression unless the browser asks for it");
+    assert.equal(plain.body.toString(), script);
+    assert.equal(plain.headers.vary, "Accept-Encoding");
+
+    const compressed = await get(`${url}main.js`, { "accept-encoding": "gzip, deflate" });
+    assert.equal(compressed.headers["content-encoding"], "gzip");
+    assert.ok(compressed.body.length < script.length / 10, `compressed: ${compressed.body.length} bytes of ${script.length}`);
+    assert.equal(gunzipSync(compressed.body).toString(), script);
+    assert.equal(Number(compressed.headers["content-length"]), compressed.body.length);
+    assert.equal(compressed.headers["cache-control"], "no-cache", "asked about on every load, so a rebuild shows at the next reload");
+    assert.ok(compressed.headers.etag && compressed.headers.etag !== plain.headers.etag, "each form has its own ETag");
+    assert.equal((await get(`${url}main.js`, { "accept-encoding": "gzip;q=0" })).headers["content-encoding"], undefined, "gzip refused with q=0 is not sent");
+
+    const reload = await get(`${url}main.js`, { "accept-encoding": "gzip", "if-none-match": compressed.headers.etag });
+    assert.equal(reload.status, 304);
+    assert.equal(reload.body.length, 0, "a reload downloads nothing again");
+
+    const image = await get(`${url}pixel.png`, { "accept-encoding": "gzip" });
+    assert.equal(image.headers["content-encoding"], undefined, "images are not compressed again");
+    assert.ok(image.headers.etag);
+
+    writeFileSync(join(root, "main.js"), `${script}// changed\n`);
+    utimesSync(join(root, "main.js"), new Date(), new Date(Date.now() + 5_000));
+    const changed = await get(`${url}main.js`, { "accept-encoding": "gzip", "if-none-match": compressed.headers.etag });
+    assert.equal(changed.status, 200, "a rebuilt file is sent again");
+    assert.notEqual(changed.headers.etag, compressed.headers.etag);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("files named by a hash of their content (the packed grader, esbuild's chunks) are immutable: a reload does not even ask", async () => {
+  const root = mkdtempSync(join(tmpdir(), "leaselab-serve-"));
+  writeFileSync(join(root, "leaselab_bg.0123456789abcdef.wasm.gz"), gzipSync(Buffer.alloc(5_000, 1)));
+  writeFileSync(join(root, "chunk-66XCQDWY.js"), "export const x = 1;\n".repeat(50));
+  writeFileSync(join(root, "grader-worker.js"), "export const y = 2;\n".repeat(50));
+  const { server, url } = await serveStatic({ root });
+  try {
+    const grader = await get(`${url}leaselab_bg.0123456789abcdef.wasm.gz`, { "accept-encoding": "gzip" });
+    assert.equal(grader.headers["cache-control"], "public, max-age=31536000, immutable");
+    assert.equal(grader.headers["content-type"], "application/gzip");
+    assert.equal(grader.headers["content-encoding"], undefined, "packed already: sent as it is, for the page to unpack");
+    assert.equal((await get(`${url}chunk-66XCQDWY.js`)).headers["cache-control"], "public, max-age=31536000, immutable");
+    assert.equal((await get(`${url}grader-worker.js`)).headers["cache-control"], "no-cache", "a name without a hash may change");
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(root, { recursive: true, force: true });
   }
 });

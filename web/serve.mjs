@@ -1,8 +1,17 @@
 // A small static file server for the built lesson (web/dist).
 //
-// Why not a package: it is forty lines, it must send `application/wasm` so
-// browsers can stream-compile the module, and it must never serve a file
+// Why not a package: it is a page of code, it must send `application/wasm`
+// so browsers can stream-compile a module, and it must never serve a file
 // outside its root. Used by `cargo xtask serve` and by the browser tests.
+//
+// It serves as a good static host does, so a slow link pays for each byte
+// once: text gzip-compressed when the browser accepts it, every file with an
+// ETag (a hash of its bytes) so a reload asks "changed?" and gets 304 Not
+// Modified instead of the file again, and files whose names carry a hash of
+// their content (the packed grader `leaselab_bg.<hash>.wasm.gz`, esbuild's
+// `chunk-<HASH>.js`) marked immutable, so a reload does not even ask.
+// Everything else is `no-cache`: asked about on every load, so a rebuild
+// under `npm start` shows at the next reload.
 // `--base` serves the folder under a sub-path, as a course's web server or
 // GitHub Pages (https://user.github.io/repo/) would, to try the static site
 // (`cargo xtask site`) where it will live.
@@ -13,8 +22,10 @@
 //   PORT=9000 HOST=0.0.0.0 node web/serve.mjs   (as most dev servers; flags win)
 //   node web/serve.mjs --help
 
+import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -30,7 +41,54 @@ const MIME_TYPES = {
   ".map": "application/json; charset=utf-8",
   ".txt": "text/plain; charset=utf-8",
   ".ico": "image/x-icon",
+  ".gz": "application/gzip",
 };
+
+/** Types worth compressing; images and archives (the packed grader is gzip already) are not. */
+const COMPRESSIBLE = /^(text\/|application\/(javascript|json|wasm)|image\/svg\+xml)/;
+
+/** Names that carry a hash of the content: the packed grader and esbuild's chunks. Such a file never changes. */
+const CONTENT_HASHED = /(\.[0-9a-f]{16}\.wasm\.gz|-[A-Z0-9]{8}\.js(\.map)?)$/;
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/**
+ * A file as served: its bytes, its gzip form (made on first need) and their
+ * ETags, kept while the file's size and modification time stay the same
+ * (`npm start` rebuilds web/dist under the server).
+ */
+const served = new Map();
+
+async function servedFile(path) {
+  const info = await stat(path);
+  const known = served.get(path);
+  if (known && known.mtimeMs === info.mtimeMs && known.size === info.size) return known;
+  const body = await readFile(path);
+  const hash = createHash("sha256").update(body).digest("base64url").slice(0, 22);
+  const file = { mtimeMs: info.mtimeMs, size: info.size, body, etag: `"${hash}"`, gzip: null, gzipEtag: `"${hash}-gzip"` };
+  served.set(path, file);
+  return file;
+}
+
+/** Whether the request's Accept-Encoding takes gzip (and does not refuse it with q=0). */
+function acceptsGzip(request) {
+  return String(request.headers["accept-encoding"] ?? "")
+    .split(",")
+    .some((part) => {
+      const [name, ...params] = part.trim().toLowerCase().split(";");
+      return (name === "gzip" || name === "*") && !params.some((param) => /^\s*q=0(\.0*)?\s*$/.test(param));
+    });
+}
+
+/** Whether the request's If-None-Match names `etag` (or `*`). */
+function stillFresh(request, etag) {
+  const header = request.headers["if-none-match"];
+  if (!header) return false;
+  return header.split(",").some((tag) => {
+    const plain = tag.trim().replace(/^W\//, "");
+    return plain === "*" || plain === etag;
+  });
+}
 
 /**
  * Starts serving `root` at the path `base` (`/`, or a sub-path such as
@@ -66,11 +124,24 @@ export function serveStatic({ root, port = 0, host = "127.0.0.1", base = "/", ty
         }
         path = join(path, "index.html");
       }
-      const body = await readFile(path);
-      response.writeHead(200, {
-        "content-type": types[extname(path)] ?? MIME_TYPES[extname(path)] ?? "application/octet-stream",
-        "cache-control": "no-cache",
-      });
+      const file = await servedFile(path);
+      const type = types[extname(path)] ?? MIME_TYPES[extname(path)] ?? "application/octet-stream";
+      const compressible = COMPRESSIBLE.test(type) && file.size > 256;
+      const gzip = compressible && acceptsGzip(request);
+      if (gzip) file.gzip ??= gzipSync(file.body, { level: 9 });
+      const etag = gzip ? file.gzipEtag : file.etag;
+      const headers = {
+        "content-type": type,
+        "cache-control": CONTENT_HASHED.test(path) ? IMMUTABLE : "no-cache",
+        etag,
+        ...(compressible ? { vary: "Accept-Encoding" } : {}),
+      };
+      if (stillFresh(request, etag)) {
+        response.writeHead(304, headers).end();
+        return;
+      }
+      const body = gzip ? file.gzip : file.body;
+      response.writeHead(200, { ...headers, ...(gzip ? { "content-encoding": "gzip" } : {}), "content-length": body.length });
       response.end(request.method === "HEAD" ? undefined : body);
     } catch {
       response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found");

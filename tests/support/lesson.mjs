@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { openPage } from "./browser.mjs";
 import { LESSON_DIR, LESSON_ID } from "../../web/build/lesson-folder.mjs";
 import { storageKey } from "../../web/src/storage/progress.js";
+import { textOf } from "../../web/src/lesson/html.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The rendered lesson as `cargo xtask build` writes it: `target/lesson/<id>.json`. */
@@ -46,22 +47,41 @@ export function choiceFor(question, right) {
   return [question.options.findIndex((option) => !option.correct)];
 }
 
+/**
+ * The input of the question's option `index` (into question.options) on
+ * screen, found by its text: the markup does not say which option is which
+ * (an input's value is its place on screen in this round's order).
+ */
+export function optionInput(quiz, question, index) {
+  const text = textOf(question.options[index].html);
+  return quiz.locator(".quiz-live .quiz-option").filter({ has: quiz.page().locator(".quiz-option-text").getByText(text, { exact: true }) }).locator("input");
+}
+
+/** The options' texts in the order on screen. */
+export function shownOptions(quiz) {
+  return quiz.locator(".quiz-live .quiz-option-text").allInnerTexts();
+}
+
 /** Fills in a right or wrong response to the question on screen and presses Check. */
 export async function answerQuestion(quiz, question, { right }) {
   const live = quiz.locator(".quiz-live");
   if (question.type === "ShortAnswer") {
     await live.getByLabel("Your answer").fill(right ? question.answer : "no idea");
   } else {
-    for (const index of choiceFor(question, right)) await live.locator(`input[value="${index}"]`).check();
+    for (const index of choiceFor(question, right)) await optionInput(quiz, question, index).check();
   }
   await live.getByRole("button", { name: "Check" }).click();
 }
 
 /**
- * Scrolls from top to bottom a screen at a time, the way a reader would, so
- * every section is marked read and every widget comes near enough to mount.
+ * Scrolls from top to bottom a screen at a time, so every widget comes near
+ * enough to mount. With `dwellMs`, the page's clock (`Date`) moves on by
+ * that much at each screen, as if a reader stayed there to read it: the page
+ * marks a section read only after its reading time on screen
+ * (web/src/lesson/progress.js). Without, it is a reader scrolling past.
  */
-export async function readWholeLesson(page) {
+export async function readWholeLesson(page, { dwellMs = 0 } = {}) {
+  let clockMs = Date.now();
   const { height, step } = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, step: Math.round(innerHeight * 0.8) }));
   // After each scroll, two rendered frames: intersection observers report during a frame's update, so by
   // then the page has seen that screen (a state, not a guess at how long a busy machine takes).
@@ -69,8 +89,19 @@ export async function readWholeLesson(page) {
     scrollTo(0, y ?? document.documentElement.scrollHeight);
     await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   }, y);
-  for (let top = 0; top <= height; top += step) await scrollAndRender(top);
+  // Date only, fixed and moved by hand: the page's timers and frames keep running in real time.
+  const dwell = async () => {
+    if (dwellMs <= 0) return;
+    clockMs += dwellMs;
+    await page.clock.setFixedTime(clockMs);
+  };
+  if (dwellMs > 0) await page.clock.setFixedTime(clockMs);
+  for (let top = 0; top <= height; top += step) {
+    await scrollAndRender(top);
+    await dwell();
+  }
   await scrollAndRender(null);
+  await dwell();
 }
 
 /** The visible counter of a quiz ("2 / 3", "Retry 1 / 2"). */

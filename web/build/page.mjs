@@ -6,6 +6,7 @@
 // Quizzes and the progress marks use the same string views as the page
 // (web/src/lesson/*-view.js), so nothing changes shape when scripts start.
 import { attributes, escapeHtml } from "../src/lesson/html.js";
+import { sealAnswers } from "../src/lesson/answer-key.js";
 import { initQuiz } from "../src/lesson/quiz-state.js";
 import { renderQuiz } from "../src/lesson/quiz-view.js";
 import { progressCounts, renderProgressSummary, renderTocMarks } from "../src/lesson/progress-view.js";
@@ -20,13 +21,17 @@ export const LESSON_FORMAT_VERSION = 1;
 /** The widgets, from their folders (web/build/widgets.mjs): title, introduction, loading text. */
 const WIDGETS = readWidgets();
 
-/** Renders the whole page. `assets`: { script, stylesheet, favicon } file names. */
-export function renderPage(lesson, assets = { script: "main.js", stylesheet: "style.css", favicon: "favicon.svg" }) {
+/**
+ * Renders the whole page. `assets`: { script, stylesheet, favicon } file
+ * names; `grader`: the packed grader's `{ file, gzipBytes, wasmBytes }`
+ * (web/build/grader-wasm.mjs), or null for a page that cannot grade.
+ */
+export function renderPage(lesson, assets = { script: "main.js", stylesheet: "style.css", favicon: "favicon.svg" }, grader = null) {
   if (lesson.format_version !== LESSON_FORMAT_VERSION) {
     throw new Error(`the lesson JSON has format_version ${lesson.format_version}, this page renders version ${LESSON_FORMAT_VERSION}; update web/build/page.mjs together with the content crate`);
   }
   const data = lessonData(lesson);
-  const counts = progressCounts(data, emptyProgress());
+  const counts = progressCounts({ ...data, quizzes: lesson.quizzes }, emptyProgress());
   const sections = lesson.sections.map((section, index) => renderSection(lesson, section, index)).join("\n");
   return `<!doctype html>
 <html lang="en">
@@ -36,7 +41,7 @@ export function renderPage(lesson, assets = { script: "main.js", stylesheet: "st
 <meta name="color-scheme" content="light dark">
 <title>${escapeHtml(lesson.title)} · leaselab</title>
 <meta name="description" content="${escapeHtml(lesson.summary)}">
-<link rel="icon" href="${assets.favicon}" type="image/svg+xml">
+<link rel="icon" href="${assets.favicon}" type="image/svg+xml">${grader ? `\n<meta name="leaselab-grader"${attributes({ content: grader.file, "data-gzip-bytes": grader.gzipBytes, "data-wasm-bytes": grader.wasmBytes })}>` : ""}
 <link rel="stylesheet" href="${assets.stylesheet}">
 <script type="module" src="${assets.script}"></script>
 <noscript><style>.needs-js, .quiz-actions, .toc-marks { display: none !important; } .hint[hidden] { display: block; }</style></noscript>
@@ -116,7 +121,8 @@ export function lessonData(lesson) {
       quizzes: section.embeds.filter((embed) => embed.kind === "quiz").map((embed) => embed.src),
       exercises: section.embeds.filter((embed) => embed.kind === "exercise").map((embed) => embed.src),
     })),
-    quizzes: lesson.quizzes,
+    // Sealed, so the page's source does not give the answers away (answer-key.js); the page opens them.
+    quizzes: sealAnswers(lesson.quizzes),
     exercises,
     // The grader's registry (via the content crate): the page grades with exactly this budget.
     grading: { graderVersion: lesson.grading.grader_version, seeds: lesson.grading.seeds },
@@ -138,11 +144,24 @@ function renderSection(lesson, section, index) {
   let html = section.html.replace(/<div class="embed" data-kind="(\w+)" data-src="([^"]*)"><\/div>/g, (_, kind, src) => renderEmbed(lesson, section, kind, unescapeHtml(src)));
   html = highlightBlocks(html);
   html = html.replace(/<table>([\s\S]*?)<\/table>/g, '<div class="table-frame"><table>$1</table></div>');
-  if (index === 0) html = html.replace(/(<\/h1>)/, `$1\n<p class="lede">${escapeHtml(lesson.summary)}</p>`);
+  if (index === 0) html = html.replace(/(<\/h1>)/, `$1\n<p class="lede">${escapeHtml(lesson.summary)}</p>\n${renderLessonAtAGlance(lesson)}`);
   return `<section class="lesson-section" id="${escapeHtml(section.id)}" aria-labelledby="${escapeHtml(section.id)}-title">
 ${html.replace(/<h([12])>/, `<h$1 id="${escapeHtml(section.id)}-title">`)}
 <div class="section-end" data-section-end="${escapeHtml(section.id)}" aria-hidden="true"></div>
 </section>`;
+}
+
+/** What the lesson holds, on its first screen: sections, questions, exercises, and where progress is kept. */
+function renderLessonAtAGlance(lesson) {
+  const questions = Object.values(lesson.quizzes).reduce((sum, quiz) => sum + quiz.questions.length, 0);
+  const exercises = Object.keys(lesson.exercises).length;
+  const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
+  return `<ul class="lesson-glance" aria-label="What this lesson holds">
+<li>${plural(lesson.sections.length, "section", "sections")} to read</li>
+<li>${plural(questions, "quiz question", "quiz questions")}</li>
+<li>${plural(exercises, "hands-on exercise", "hands-on exercises")}, graded in your browser</li>
+<li>Your answers, code and progress are saved in this browser<span class="needs-js"> (export them from the contents panel)</span></li>
+</ul>`;
 }
 
 function renderEmbed(lesson, section, kind, src) {
@@ -209,6 +228,7 @@ function renderExercise(exercise) {
 <h4 class="exercise-title" id="${id}-title">${escapeHtml(exercise.title)}</h4>
 <p class="exercise-status needs-js">Not passed yet</p>
 </header>
+<div class="exercise-task">
 <div class="exercise-readme">
 ${readme}
 </div>
@@ -220,6 +240,7 @@ ${readme}
 ${hints}
 </ol>
 <button type="button" class="needs-js" data-action="hint" aria-controls="${id}-hints">Show hint 1 of ${exercise.hints.length}</button>
+</div>
 </div>
 <div class="exercise-runner" data-exercise="${escapeHtml(exercise.name)}">
 <p class="runner-note">Soon you will write and test <code>${escapeHtml(exercise.file)}</code> right here. For now, this is the starter code to begin from:</p>

@@ -12,8 +12,10 @@ import { mountActions } from "./lesson/actions.js";
 import { mountExercise } from "./lesson/exercise.js";
 import { mountProgress } from "./lesson/progress.js";
 import { mountQuiz } from "./lesson/quiz.js";
+import { openAnswers } from "./lesson/answer-key.js";
 import { keepingFocus, once, reachableWhileLoading } from "./lesson/focus-mount.js";
 import { parseReplayFragment } from "./runner/link.js";
+import { graderQuiet, prefetchGraderModule } from "./runner/grader-module.js";
 
 /**
  * The widget registry is the folder web/src/widgets/: a widget is a folder
@@ -37,13 +39,49 @@ const WIDGET_NAME = /^[a-z][a-z0-9-]*$/;
  */
 const loadRunner = () => import("./runner/mount.js").then((module) => module.mountRunner);
 
-/** Loads the editor and the grader (the page's largest scripts) only when an exercise comes near. */
+/**
+ * Loads the editor and the grader (the page's largest downloads) only when
+ * an exercise comes near: both at once, so a slow link is never idle
+ * between them.
+ */
 function mountRunnerIn(runner, exercise, grading, progress, loaded = () => {}) {
+  prefetchGraderModule();
   loadRunner()
     .then((mountRunner) => keepingFocus(runner, () => mountRunner(runner, { exercise, grading, progress })))
     .then(loaded)
-    .catch((error) => showProblem(runner, `The code editor could not start (${error.message}). The starter code is shown instead; reload to try again.`, error));
+    .catch((error) => {
+      if (!networkFailed(error)) {
+        showProblem(runner, `The code editor could not start (${error.message}). Reload the page to try again.`, error);
+        return;
+      }
+      // The starter stays on show; the editor comes by itself once the connection is back.
+      const note = showNote(runner, "The code editor could not be downloaded: the network seems to be down. It loads by itself when the connection returns; meanwhile, here is the starter code.");
+      whenOnline(() => {
+        note.remove();
+        mountRunnerIn(runner, exercise, grading, progress, loaded);
+      });
+    });
 }
+
+/**
+ * Whether a failed load is the network's doing: the browser is offline, or
+ * download failed: a fetch ("Failed to fetch" in Chromium, "NetworkError…"
+ * in Firefox, "Load failed" in Safari) or a script ("Failed to fetch
+ * dynamically imported module", "error loading dynamically imported
+ * module", "Importing a module script failed").
+ */
+function networkFailed(error) {
+  return navigator.onLine === false || /Failed to fetch|NetworkError|Load failed|dynamically imported module|Importing a module script failed/i.test(error?.message ?? "");
+}
+
+/** Runs `retry` once the browser says it is online again (at once on a page that still thinks it is, after a pause). */
+function whenOnline(retry) {
+  if (navigator.onLine === false) addEventListener("online", retry, { once: true });
+  else setTimeout(() => whenOnline(retry), NETWORK_RETRY_MS);
+}
+
+/** How long to wait before loading again when the browser does not know it is offline (a server that went away). */
+const NETWORK_RETRY_MS = 10_000;
 
 /** Runs `start` once `element` is within the preload margin of the screen (or at once if `now`). */
 function whenNear(element, start, now = false) {
@@ -76,7 +114,8 @@ function readLessonData() {
   const element = document.getElementById("lesson-data");
   if (!element) return null;
   try {
-    return JSON.parse(element.textContent);
+    const lesson = JSON.parse(element.textContent);
+    return { ...lesson, quizzes: openAnswers(lesson.quizzes) };
   } catch (error) {
     console.error(error);
     showPageProblem("The interactive parts of this page could not start (its data is damaged). The text still reads; rebuild the page to fix the rest.");
@@ -137,6 +176,16 @@ function guard(what, mount, element = null) {
     if (element) showProblem(element.querySelector(".quiz-live, .exercise-runner") ?? element, `This part of the page could not start (${error.message}). The rest of the lesson works; reloading may help.`, error);
     else console.error(`${what} could not start`, error);
   }
+}
+
+/** A message above what `element` shows, keeping it: returns the message, to remove once it no longer holds. */
+function showNote(element, text) {
+  const message = document.createElement("p");
+  message.className = "widget-error";
+  message.setAttribute("role", "alert");
+  message.textContent = text;
+  element.prepend(message);
+  return message;
 }
 
 function showProblem(element, text, error) {
@@ -217,12 +266,24 @@ async function mountWidget(element, loaded = () => {}) {
   const name = element.dataset.widget;
   let manifest = null;
   try {
+    // A widget near an exercise waits for the grader's download: the learner who opened the exercise waits for that.
+    await graderQuiet();
     manifest = await widgetManifest(name);
     const [mount, wasm] = await Promise.all([widgetView(name), manifest.wasm === "store" ? loadWasm() : null]);
     keepingFocus(element, () => mount(element, wasm));
     loaded();
     element.dataset.ready = "true";
   } catch (error) {
+    if (networkFailed(error)) {
+      // Tried again once the connection is back; until then its loading text stays, with why it waits.
+      const note = showNote(element, "This interactive part could not be downloaded: the network seems to be down. It loads by itself when the connection returns.");
+      whenOnline(() => {
+        note.remove();
+        widgetsStarted.delete(element);
+        mountWidget(element, loaded);
+      });
+      return;
+    }
     showProblem(
       element,
       `This interactive part could not start (${error.message}). Reload the page; if it persists, your browser may not support ${manifest?.wasm ? "WebAssembly" : "it"}.`,

@@ -11,11 +11,17 @@ let loading = null;
 
 /** Resolves to the module's exports once it is compiled and instantiated. */
 export function loadWasm() {
-  loading ??= init({ module_or_path: compileWasm(new URL("./leaselab_store_bg.wasm", import.meta.url)) }).then(() => ({
-    Store,
-    buildVersion,
-    fencingRaceRun,
-    fencingRaceSettings,
-  }));
+  loading ??= init({ module_or_path: compileWasm(new URL("./leaselab_store_bg.wasm", import.meta.url)) })
+    .then(() => ({
+      Store,
+      buildVersion,
+      fencingRaceRun,
+      fencingRaceSettings,
+    }))
+    .catch((error) => {
+      // Forgotten, so a widget that tries again (the network is back) downloads it again.
+      loading = null;
+      throw error;
+    });
   return loading;
 }

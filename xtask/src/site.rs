@@ -12,7 +12,10 @@
 //!
 //! Hosts should serve `.wasm` as `application/wasm` so browsers compile it
 //! while it downloads; under another type the page still works, compiling it
-//! once downloaded (`runner/wasm-fetch.js`).
+//! once downloaded (`runner/wasm-fetch.js`). The grader's module is packed
+//! by the page's build (`leaselab_bg.<hash>.wasm.gz`, compressed whatever
+//! the host does); hosts should compress the rest and send validators
+//! (README.md, "The lesson as a static site").
 
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@
 import { escapeHtml } from "./html.js";
 import { initQuiz, score } from "./quiz-state.js";
 
-/** Answered and total questions of one quiz, as the quiz itself counts them. */
+/** Answered, right and total questions of one quiz, as the quiz itself counts them. */
 export function quizCounts(quiz, progress, quizKey) {
   const { answered, total, right } = score(initQuiz(quiz, progress.quizzes[quizKey] ?? null));
   return { answered, total, right };
@@ -26,6 +26,7 @@ export function progressCounts(lesson, progress) {
     sections,
     read: sections.filter((section) => section.read).length,
     answered: sum(quizzes, (quiz) => quiz.answered),
+    right: sum(quizzes, (quiz) => quiz.right),
     questions: sum(quizzes, (quiz) => quiz.total),
     passed: exercises.filter((exercise) => exercise.passed).length,
     exercises: exercises.length,
@@ -37,10 +38,11 @@ export function renderTocMarks(sectionCounts) {
   const chips = [];
   if (sectionCounts.read) chips.push(`<span class="visually-hidden">(read)</span>`);
   for (const quiz of sectionCounts.quizzes) {
-    // Green means every answer is right; all answered with some wrong is finished, not done.
-    const state = quiz.right === quiz.total ? " is-done" : quiz.answered === quiz.total ? " is-answered" : "";
-    const rightNote = quiz.answered > 0 && quiz.right < quiz.answered ? `, ${quiz.right} right` : "";
-    chips.push(`<span class="toc-chip${state}">Quiz ${quiz.answered}/${quiz.total}<span class="visually-hidden"> answered${rightNote}</span></span>`);
+    // What counts is the right answers: green only when all are right; a chip never reads like a score it is not.
+    const done = quiz.total > 0 && quiz.right === quiz.total;
+    const text = quiz.answered === 0 ? `Quiz · ${quiz.total} ${quiz.total === 1 ? "question" : "questions"}` : `Quiz ${quiz.right}/${quiz.total} right`;
+    const answeredNote = quiz.answered === 0 ? ", not started" : quiz.answered < quiz.total ? `, ${quiz.answered} of ${quiz.total} answered` : "";
+    chips.push(`<span class="toc-chip${done ? " is-done" : ""}">${text}<span class="visually-hidden">${answeredNote}</span></span>`);
   }
   for (const exercise of sectionCounts.exercises) {
     chips.push(`<span class="toc-chip${exercise.passed ? " is-done" : ""}"><span class="toc-chip-mark" aria-hidden="true">${exercise.passed ? "✓" : "○"}</span>${escapeHtml(exercise.file)}<span class="visually-hidden">${exercise.passed ? " passed" : " not passed yet"}</span></span>`);
@@ -56,7 +58,7 @@ export function renderProgressSummary(counts) {
   };
   return [
     row("Sections read", counts.read, counts.sections.length, "read"),
-    row("Questions answered", counts.answered, counts.questions, "answered"),
+    row("Questions right", counts.right, counts.questions, "right"),
     row("Exercises passed", counts.passed, counts.exercises, "passed"),
   ].join("");
 }

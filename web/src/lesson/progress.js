@@ -1,5 +1,6 @@
 // Keeps the table of contents and the progress summary in step with the
-// learner's progress, and marks sections read as their end scrolls into view.
+// learner's progress, and marks sections read once they have been on screen
+// long enough to read, their end included.
 import { morph } from "./morph.js";
 import { progressCounts, renderProgressSummary, renderTocMarks } from "./progress-view.js";
 
@@ -27,21 +28,91 @@ export function mountProgress(document, lesson, progress) {
   trackCurrentSection(document, items);
 }
 
-/** A section counts as read once its last line has been on screen. */
+/**
+ * How long a section must have been on screen to count as read, by its
+ * length: a skim at 1,000 words a minute (a reader takes three or four
+ * times as long), at least 5 s and at most a minute. Scrolling past does not
+ * read a section.
+ */
+export function readingMs(words) {
+  return Math.max(READ_MS_MIN, Math.min(READ_MS_MAX, Math.round((words / SKIM_WORDS_PER_MINUTE) * 60_000)));
+}
+const SKIM_WORDS_PER_MINUTE = 1_000;
+const READ_MS_MIN = 5_000;
+const READ_MS_MAX = 60_000;
+/** How often the time on screen is looked at while a section shows. */
+const CHECK_EVERY_MS = 1_000;
+
+/**
+ * A section counts as read once its last line has been on screen and the
+ * section has been on screen for its reading time (`readingMs`), in the
+ * page's own clock, while the page was visible.
+ */
 function trackReading(document, progress) {
+  const sections = [...document.querySelectorAll("[data-section-end]")].map((end) => {
+    const element = end.closest("section") ?? end.parentElement;
+    const words = (element.textContent.match(/\S+/g) ?? []).length;
+    return { id: end.dataset.sectionEnd, end, element, needMs: readingMs(words), shownMs: 0, since: null, endSeen: false };
+  });
+  const byElement = new Map(sections.flatMap((section) => [[section.element, section], [section.end, section]]));
+  const now = () => Date.now();
+  const visible = () => document.visibilityState !== "hidden";
+
+  /** Adds the time since the section came on screen (or since the last look) to its total. */
+  const settle = (section) => {
+    if (section.since === null) return;
+    const at = now();
+    section.shownMs += Math.max(0, at - section.since);
+    section.since = at;
+  };
+  const check = () => {
+    for (const section of sections) {
+      settle(section);
+      if (section.endSeen && section.shownMs >= section.needMs && !progress.isSectionRead(section.id)) progress.markSectionRead(section.id);
+    }
+  };
   const observer = new IntersectionObserver((entries) => {
     for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
-      progress.markSectionRead(entry.target.dataset.sectionEnd);
-      observer.unobserve(entry.target);
+      const section = byElement.get(entry.target);
+      if (!section) continue;
+      if (entry.target === section.end) {
+        if (entry.isIntersecting) section.endSeen = true;
+        continue;
+      }
+      if (entry.isIntersecting && section.since === null && visible()) section.since = now();
+      if (!entry.isIntersecting) {
+        settle(section);
+        section.since = null;
+      }
+    }
+    check();
+  });
+  for (const section of sections) {
+    observer.observe(section.element);
+    observer.observe(section.end);
+  }
+  // Time on screen counts only while the page is visible.
+  document.addEventListener("visibilitychange", () => {
+    for (const section of sections) {
+      if (visible()) {
+        if (section.since === null && section.shownWhenHidden) section.since = now();
+      } else {
+        section.shownWhenHidden = section.since !== null;
+        settle(section);
+        section.since = null;
+      }
     }
   });
-  for (const end of document.querySelectorAll("[data-section-end]")) {
-    if (!progress.isSectionRead(end.dataset.sectionEnd)) observer.observe(end);
-  }
+  setInterval(() => {
+    if (sections.some((section) => section.since !== null)) check();
+  }, CHECK_EVERY_MS);
+  // After "Reset progress" every section is unread again, and its time starts over.
   progress.subscribe((_, action) => {
     if (action.type !== "reset") return;
-    for (const end of document.querySelectorAll("[data-section-end]")) observer.observe(end);
+    for (const section of sections) {
+      section.shownMs = 0;
+      if (section.since !== null) section.since = now();
+    }
   });
 }
 

@@ -4,6 +4,12 @@
 // The flow: questions one at a time ("question" mode: choose, check, see
 // why, next); then a "summary" with the score, from which the learner can
 // retry only the wrong ones, review every answer, or answer all again.
+//
+// A wrong first answer does not give the right one away: the learner sees
+// why their choice does not hold, and the right answer only when they ask
+// for it ("Show the answer") or when they get the question wrong again on a
+// later round. Each round (a retry, or answering all again) shows the
+// options in a new order, so a retry asks for the reason, not the place.
 import { hashString } from "./shuffle.js";
 
 /** A question's stable key: its id, or its position when the author gave none. */
@@ -111,8 +117,9 @@ export function initQuiz(quiz, saved = null) {
     const restored = answer && restoreAnswer(question, answer);
     if (restored) answers[questionKey(question, index)] = restored;
   });
-  const state = { quiz, answers, mode: "question", pass: "first", queue: gradableIndexes(quiz), position: 0, checked: false, pending: EMPTY_PENDING, error: null };
   const view = saved?.view;
+  const round = Number.isSafeInteger(view?.round) && view.round >= 0 ? view.round : 0;
+  const state = { quiz, answers, mode: "question", pass: "first", round, queue: gradableIndexes(quiz), position: 0, checked: false, revealed: false, pending: EMPTY_PENDING, error: null };
   const viewFits = view
     && view.queue.length > 0
     && view.queue.every((index) => index < quiz.questions.length && isGradable(quiz.questions[index]))
@@ -163,6 +170,16 @@ export function answerAt(state, index) {
   return state.answers[keyAt(state.quiz, index)];
 }
 
+/**
+ * Whether the question on show shows its right answer: once it is checked,
+ * when the answer was right, when the learner asked for it, or on a later
+ * round (the learner is trying again: the answer is not held back twice).
+ */
+export function showsAnswer(state) {
+  if (state.mode !== "question" || !state.checked) return false;
+  return Boolean(answerAt(state, currentIndex(state))?.correct) || state.revealed || state.round > 0;
+}
+
 /** Counts for the summary and the table of contents. */
 export function score(state) {
   const asked = gradableIndexes(state.quiz);
@@ -177,6 +194,7 @@ export function score(state) {
  * - { type: "toggle", option }      tick or untick an option (select all that apply)
  * - { type: "type", text }          edit a short answer
  * - { type: "check", at }           grade the pending response and record it
+ * - { type: "reveal" }              show the right answer of a question answered wrong
  * - { type: "next" }                the next question, or the summary after the last
  * - { type: "retry-wrong" }         ask only the questions not answered right
  * - { type: "again" }               ask every question again (answers are replaced as you go)
@@ -207,20 +225,23 @@ export function update(state, action) {
       if (missing) return { ...state, error: missing };
       const response = question.type === "ShortAnswer" ? { text: state.pending.text.trim() } : { choice: [...state.pending.choice] };
       const answer = { ...response, correct: grade(question, response), fingerprint: fingerprint(question), at: action.at ?? null };
-      return { ...state, checked: true, error: null, answers: { ...state.answers, [questionKey(question, index)]: answer } };
+      return { ...state, checked: true, revealed: false, error: null, answers: { ...state.answers, [questionKey(question, index)]: answer } };
     }
+    case "reveal":
+      if (state.mode !== "question" || !state.checked || showsAnswer(state)) return state;
+      return { ...state, revealed: true };
     case "next":
       if (state.mode !== "question" || !state.checked) return state;
-      if (state.position + 1 < state.queue.length) return { ...state, position: state.position + 1, checked: false, pending: EMPTY_PENDING, error: null };
-      return { ...state, mode: "summary", checked: false, pending: EMPTY_PENDING, error: null };
+      if (state.position + 1 < state.queue.length) return { ...state, position: state.position + 1, checked: false, revealed: false, pending: EMPTY_PENDING, error: null };
+      return { ...state, mode: "summary", checked: false, revealed: false, pending: EMPTY_PENDING, error: null };
     case "retry-wrong": {
       const wrong = score(state).wrong;
       if (state.mode === "question" || wrong.length === 0) return state;
-      return { ...state, mode: "question", pass: "retry", queue: wrong, position: 0, checked: false, pending: EMPTY_PENDING, error: null };
+      return { ...state, mode: "question", pass: "retry", round: state.round + 1, queue: wrong, position: 0, checked: false, revealed: false, pending: EMPTY_PENDING, error: null };
     }
     case "again":
       if (state.mode === "question") return state;
-      return { ...state, mode: "question", pass: "first", queue: gradableIndexes(state.quiz), position: 0, checked: false, pending: EMPTY_PENDING, error: null };
+      return { ...state, mode: "question", pass: "first", round: state.round + 1, queue: gradableIndexes(state.quiz), position: 0, checked: false, revealed: false, pending: EMPTY_PENDING, error: null };
     case "review":
       if (state.mode === "question") return state;
       return { ...state, mode: "review" };
@@ -248,6 +269,6 @@ function missingResponse(question, pending) {
 export function toSaved(state) {
   return {
     answers: state.answers,
-    view: { mode: state.mode, queue: state.queue, position: state.position, checked: state.checked },
+    view: { mode: state.mode, queue: state.queue, position: state.position, checked: state.checked, round: state.round },
   };
 }

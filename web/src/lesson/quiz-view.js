@@ -11,7 +11,7 @@
 // its tallest state from the start: answering never pushes the page down.
 import { attributes, escapeHtml, textOf } from "./html.js";
 import { optionOrder } from "./shuffle.js";
-import { answerAt, currentIndex, isGradable, score } from "./quiz-state.js";
+import { answerAt, currentIndex, isGradable, score, showsAnswer } from "./quiz-state.js";
 
 /** The element id prefix of a quiz: "quizzes/locks-and-ttl.toml" → "quiz-locks-and-ttl". */
 export function quizDomId(quizKey) {
@@ -44,26 +44,29 @@ export function renderLive(id, state) {
 
 // ---- one question ----------------------------------------------------------
 
-function renderQuestion(id, state, index, { ghost, ghostChoice = null }) {
+function renderQuestion(id, state, index, { ghost }) {
   const question = state.quiz.questions[index];
   const q = `${id}-q${index}`;
   const ids = (name) => (ghost ? null : `${q}-${name}`);
   const checked = ghost || state.checked;
   const answer = ghost ? null : checked ? answerAt(state, index) : null;
+  // A ghost reserves the height of the answer shown; whether it is shown is the state's to say.
+  const open = ghost || showsAnswer(state);
   const counter = renderCounter(state);
   const promptAttributes = attributes({ class: "quiz-prompt", id: ids("prompt"), tabindex: ghost ? null : "-1" });
   const body = question.type === "ShortAnswer"
     ? renderShortAnswer(question, state, { ids, ghost, checked, answer })
-    : renderChoices(question, state, { ids, ghost, ghostChoice, checked, answer, name: `${q}-choice` });
-  const action = checked
-    ? `<button type="button" class="primary"${attributes({ "data-action": ghost ? null : "next", tabindex: ghost ? "-1" : null })}>${state.position + 1 < state.queue.length ? "Next question" : "See your results"}</button>`
-    : `<button type="submit" class="primary">Check</button>`;
+    : renderChoices(question, state, { ids, ghost, checked, answer, open, name: `${q}-choice` });
+  const next = `<button type="button" class="primary"${attributes({ "data-action": ghost ? null : "next", tabindex: ghost ? "-1" : null })}>${state.position + 1 < state.queue.length ? "Next question" : "See your results"}</button>`;
+  // Held back, the right answer is a button away; a ghost carries the button too, to keep its place.
+  const reveal = checked && (ghost || !open) ? `<button type="button"${attributes({ "data-action": ghost ? null : "reveal", tabindex: ghost ? "-1" : null })}>Show the answer</button>` : "";
+  const action = checked ? `${next}${reveal}` : `<button type="submit" class="primary">Check</button>`;
   const error = `<p class="quiz-error"${attributes({ id: ids("error") })}>${escapeHtml(ghost ? "" : state.error ?? "")}</p>`;
   return `<div class="quiz-question${ghost ? " quiz-ghost" : ""}"${attributes({ "data-key": ghost ? null : `${state.pass}-${state.position}-${index}` })}>
 ${counter}<div${promptAttributes}>${question.prompt_html}</div>
 <form class="quiz-form" novalidate${attributes({ "data-action": ghost ? null : "check" })}>
 ${body}
-${renderFeedback(question, ghost ? ghostAnswer(question, ghostChoice) : answer, { ghost, checked })}
+${renderFeedback(question, answer, { ghost, checked, open })}
 <div class="quiz-actions">${action}${error}</div>
 </form>
 </div>`;
@@ -74,23 +77,32 @@ function renderCounter(state) {
   return `<p class="quiz-counter"><span aria-hidden="true">${state.pass === "retry" ? "Retry " : ""}${state.position + 1} / ${state.queue.length}</span><span class="visually-hidden">${label} ${state.position + 1} of ${state.queue.length}</span></p>`;
 }
 
-function renderChoices(question, state, { ids, ghost, ghostChoice, checked, answer, name }) {
+/**
+ * The options, in this round's order. An option's value is its place on
+ * screen, not its place in the quiz file (where the right ones come first),
+ * so the markup says nothing of which is right. Checked but held back
+ * (`open` false), only the learner's own choice is explained, and only for
+ * a single answer (with several, the notes of the chosen ones would tell
+ * which of them are right). A ghost explains every option under the longest
+ * badge, whatever is right, so it gives nothing away either.
+ */
+function renderChoices(question, state, { ids, ghost, checked, answer, open, name }) {
   const multiple = question.multiple;
-  const chosen = new Set(ghost ? ghostChoice : checked ? answer?.choice ?? [] : state.pending.choice);
-  const items = optionOrder(question).map((optionIndex, position) => {
+  const chosen = new Set(ghost ? [] : checked ? answer?.choice ?? [] : state.pending.choice);
+  const items = optionOrder(question, state.round).map((optionIndex, position) => {
     const option = question.options[optionIndex];
     const isChosen = chosen.has(optionIndex);
     const inputId = ids(`o${position}`);
-    const explained = checked && (isChosen || option.correct || multiple) && option.explanation_html;
+    const explained = checked && (ghost || (open ? isChosen || option.correct || multiple : isChosen && !multiple)) && option.explanation_html;
     const classes = ["quiz-option"];
     if (isChosen) classes.push("is-chosen");
-    if (checked && option.correct) classes.push("is-correct");
-    if (checked && isChosen && !option.correct) classes.push("is-wrong");
+    if (checked && open && !ghost && option.correct) classes.push("is-correct");
+    if (checked && !ghost && isChosen && (open || !multiple) && !option.correct) classes.push("is-wrong");
     const input = `<input${attributes({
       type: multiple ? "checkbox" : "radio",
       id: inputId,
       name: ghost ? null : name,
-      value: String(optionIndex),
+      value: String(position),
       checked: isChosen,
       disabled: checked,
       tabindex: ghost ? "-1" : null,
@@ -98,7 +110,7 @@ function renderChoices(question, state, { ids, ghost, ghostChoice, checked, answ
     })}>`;
     const text = `<span class="quiz-option-text">${option.html}</span>`;
     const row = ghost ? `<span class="quiz-option-row">${input}${text}</span>` : `<label class="quiz-option-row"${attributes({ for: inputId })}>${input}${text}</label>`;
-    const badge = checked ? optionBadge(option, isChosen, multiple) : "";
+    const badge = ghost ? GHOST_BADGE : checked && (open || isChosen) ? optionBadge(option, isChosen, multiple, open) : "";
     const why = explained ? `<div class="quiz-why"${attributes({ id: inputId && `${inputId}-why` })}>${badge}${option.explanation_html}</div>` : "";
     return `<li class="${classes.join(" ")}">${row}${why}</li>`;
   });
@@ -109,29 +121,20 @@ function renderChoices(question, state, { ids, ghost, ghostChoice, checked, answ
 </fieldset>`;
 }
 
-/** The label before an option's explanation once it is checked. */
-function optionBadge(option, isChosen, multiple) {
+/** The label before an option's explanation once it is checked (`open`: the right answer is shown). */
+function optionBadge(option, isChosen, multiple, open = true) {
+  if (!open) return `<span class="quiz-badge">Your choice</span> `;
   if (isChosen && option.correct) return `<span class="quiz-badge is-right">Your choice · right</span> `;
   if (isChosen) return `<span class="quiz-badge is-wrong">Your choice · wrong</span> `;
   if (option.correct) return `<span class="quiz-badge is-right">${multiple ? "Missed · right answer" : "Right answer"}</span> `;
   return `<span class="quiz-badge">Rightly left out</span> `;
 }
 
-/**
- * The responses whose feedback could be the tallest, one ghost each. One
- * answer: each wrong option in turn (its explanation shows beside the right
- * one's). Several: every wrong option and none of the right ones, which
- * gives every option its longest label and the longest verdict.
- */
-function ghostChoices(question) {
-  if (question.type === "ShortAnswer") return [null];
-  const wrong = question.options.flatMap((option, index) => (option.correct ? [] : [index]));
-  if (question.multiple) return [wrong.length > 0 ? wrong : [0]];
-  return wrong.length > 0 ? wrong.map((index) => [index]) : [[0]];
-}
+/** A ghost's badge: the longest there is, on every option, so the ghost is as tall as any answer and says nothing of which is right. */
+const GHOST_BADGE = `<span class="quiz-badge">Missed · right answer</span> `;
 
 function renderShortAnswer(question, state, { ids, ghost, checked, answer }) {
-  const value = ghost ? question.answer : checked ? answer?.text ?? "" : state.pending.text;
+  const value = ghost ? "" : checked ? answer?.text ?? "" : state.pending.text;
   const classes = ["quiz-short"];
   if (checked && !ghost) classes.push(answer?.correct ? "is-correct" : "is-wrong");
   const input = `<input${attributes({
@@ -150,24 +153,24 @@ function renderShortAnswer(question, state, { ids, ghost, checked, answer }) {
   return `<div class="${classes.join(" ")}">${label}${input}</div>`;
 }
 
-/** The recorded-answer shape of a ghost's response, so its verdict reads like a real one. */
-function ghostAnswer(question, choice) {
-  if (question.type === "ShortAnswer") return { text: "", correct: false };
-  return { choice, correct: false };
-}
-
-function renderFeedback(question, answer, { ghost, checked }) {
+function renderFeedback(question, answer, { ghost, checked, open }) {
   if (!checked) return `<div class="quiz-feedback" hidden></div>`;
   const right = ghost ? false : Boolean(answer?.correct);
-  const verdict = verdictText(question, answer);
-  const context = question.context_html ? `<div class="quiz-context">${question.context_html}</div>` : "";
+  const verdict = ghost ? ghostVerdict(question) : verdictText(question, answer, { open });
+  // The context explains the answer: it waits until the answer is shown.
+  const context = open && question.context_html ? `<div class="quiz-context">${question.context_html}</div>` : "";
   return `<div class="quiz-feedback ${right ? "is-right" : "is-wrong"}"><p class="quiz-verdict"><strong>${right ? "Right." : "Not quite."}</strong>${verdict ? ` ${verdict}` : ""}</p>${context}</div>`;
 }
 
-/** The sentence after "Right." / "Not quite.", naming the right answer when it is not obvious. */
-export function verdictText(question, answer) {
+/**
+ * The sentence after "Right." / "Not quite.": with `open`, naming the right
+ * answer when it is not obvious; held back, saying only how the learner's
+ * own answer fell short.
+ */
+export function verdictText(question, answer, { open = true } = {}) {
   if (question.type === "ShortAnswer") {
-    return answer?.correct ? "" : `The expected answer is “${escapeHtml(question.answer)}”.`;
+    if (answer?.correct) return "";
+    return open ? `The expected answer is “${escapeHtml(question.answer)}”.` : "That is not the answer expected. Think it through again, or show the answer.";
   }
   if (!answer || answer.correct) return "";
   const correct = question.options.filter((option) => option.correct);
@@ -175,9 +178,16 @@ export function verdictText(question, answer) {
     const chosen = new Set(answer.choice);
     const hits = question.options.filter((option, index) => option.correct && chosen.has(index)).length;
     const misses = answer.choice.filter((index) => !question.options[index].correct).length;
-    return `You chose ${hits} of the ${correct.length} right answers${misses ? ` and ${misses} wrong ${misses === 1 ? "one" : "ones"}` : ""}; each option's note says why.`;
+    return `You chose ${hits} of the ${correct.length} right answers${misses ? ` and ${misses} wrong ${misses === 1 ? "one" : "ones"}` : ""}${open ? "; each option's note says why." : ". Think it through again, or show the answer."}`;
   }
-  return "The option marked “Right answer” says why.";
+  return open ? "The option marked “Right answer” says why." : "The note under your choice says why it does not hold. Think it through again, or show the answer.";
+}
+
+/** A ghost's verdict: as long as the longest real one, whatever the answer. */
+function ghostVerdict(question) {
+  if (question.type === "ShortAnswer") return `The expected answer is “${"0".repeat(Math.ceil(question.answer.length / 8) * 8)}”. Think it through again, or show the answer.`;
+  const count = question.options.length;
+  return question.multiple ? `You chose ${count} of the ${count} right answers and ${count} wrong ones. Think it through again, or show the answer.` : "The note under your choice says why it does not hold. Think it through again, or show the answer.";
 }
 
 // ---- summary and review -----------------------------------------------------
@@ -221,7 +231,7 @@ function renderReview(id, state) {
       body = `<dl class="quiz-review-short"><dt>Your answer</dt><dd>${answer ? `“${escapeHtml(answer.text)}”` : "–"}</dd><dt>Accepted</dt><dd>${accepted}</dd></dl>`;
     } else {
       const chosen = new Set(answer?.choice ?? []);
-      body = `<ul class="quiz-review-options">${optionOrder(question).map((optionIndex) => {
+      body = `<ul class="quiz-review-options">${optionOrder(question, state.round).map((optionIndex) => {
         const option = question.options[optionIndex];
         const isChosen = chosen.has(optionIndex);
         const classes = ["quiz-option", "is-static"];
@@ -246,13 +256,12 @@ function renderReview(id, state) {
 
 // ---- ghosts -------------------------------------------------------------------
 
+/** One ghost per question: every option explained under the longest badge, the longest verdict, both buttons. */
 function renderGhosts(state) {
   const ghosts = [];
   state.quiz.questions.forEach((question, index) => {
     if (!isGradable(question)) return;
-    for (const choice of ghostChoices(question)) {
-      ghosts.push(renderQuestion("", { ...state, pass: "first", position: 0, queue: [index] }, index, { ghost: true, ghostChoice: choice }));
-    }
+    ghosts.push(renderQuestion("", { ...state, pass: "first", round: 0, position: 0, queue: [index] }, index, { ghost: true }));
   });
   return `<div class="quiz-ghosts" aria-hidden="true" inert>${ghosts.join("")}</div>`;
 }

@@ -2,8 +2,9 @@
 // live part from state, saves answers, moves focus and announces verdicts.
 import { textOf } from "./html.js";
 import { morph } from "./morph.js";
-import { answerAt, currentIndex, initQuiz, toSaved, update } from "./quiz-state.js";
+import { answerAt, currentIndex, initQuiz, showsAnswer, toSaved, update } from "./quiz-state.js";
 import { quizDomId, renderLive, verdictText } from "./quiz-view.js";
+import { optionOrder } from "./shuffle.js";
 
 /** Actions that change what is worth keeping (answers, where the learner is). */
 const SAVED_ACTIONS = new Set(["check", "next", "retry-wrong", "again", "review", "summary"]);
@@ -38,7 +39,14 @@ export function mountQuiz(root, quizKey, quiz, progress) {
         const index = currentIndex(state);
         const question = quiz.questions[index];
         const answer = answerAt(state, index);
-        announce(`${answer.correct ? "Right." : "Not quite."} ${textOf(verdictText(question, answer))}`.trim());
+        announce(`${answer.correct ? "Right." : "Not quite."} ${textOf(verdictText(question, answer, { open: showsAnswer(state) }))}`.trim());
+        focus('[data-action="next"]');
+        return;
+      }
+      case "reveal": {
+        const question = quiz.questions[currentIndex(state)];
+        const right = question.type === "ShortAnswer" ? question.answer : question.options.filter((option) => option.correct).map((option) => textOf(option.html)).join("; ");
+        announce(`The right answer: ${right}.`);
         focus('[data-action="next"]');
         return;
       }
@@ -72,9 +80,13 @@ export function mountQuiz(root, quizKey, quiz, progress) {
 
   live.addEventListener("change", (event) => {
     const input = event.target;
-    if (!(input instanceof HTMLInputElement)) return;
-    if (input.type === "radio") dispatch({ type: "choose", option: Number(input.value) });
-    if (input.type === "checkbox") dispatch({ type: "toggle", option: Number(input.value) });
+    if (!(input instanceof HTMLInputElement) || (input.type !== "radio" && input.type !== "checkbox")) return;
+    // An option's value is its place on screen in this round's order (quiz-view.js), not its index in the quiz.
+    const index = currentIndex(state);
+    const option = index === null ? undefined : optionOrder(quiz.questions[index], state.round)[Number(input.value)];
+    if (option === undefined) return;
+    if (input.type === "radio") dispatch({ type: "choose", option });
+    if (input.type === "checkbox") dispatch({ type: "toggle", option });
   });
   live.addEventListener("input", (event) => {
     if (event.target instanceof HTMLInputElement && event.target.type === "text") dispatch({ type: "type", text: event.target.value });

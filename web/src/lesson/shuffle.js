@@ -1,9 +1,10 @@
 // Deterministic option order for quiz questions.
 //
 // The renderer lists the correct options first, so the page must reorder
-// them. The order is seeded by the question's id: the same learner sees the
-// same order after a reload, the build can pre-render it, and no answer
-// position gives the answer away.
+// them. The order is seeded by the question's id and the round (how many
+// times the quiz was retried): the same learner sees the same order after a
+// reload, the build can pre-render it, no answer position gives the answer
+// away, and a retry shows the options in a new order.
 
 /** FNV-1a, 32 bits: a small, stable string hash. */
 export function hashString(text) {
@@ -40,9 +41,12 @@ export function shuffled(items, random) {
  * The order in which to show a multiple-choice question's options, as
  * indexes into `question.options`. Honours mdbook-quiz's `sort_answers`
  * (alphabetical) and `answer_index` (the single correct option at that
- * position, the distractors shuffled around it).
+ * position, the distractors shuffled around it). `round` > 0 reshuffles.
  */
-export function optionOrder(question, seedText = question.id ?? question.prompt_html ?? "") {
+export function optionOrder(question, round = 0) {
+  const base = question.id ?? question.prompt_html ?? "";
+  // Round 0 keeps the order a first visit has always had; each later round (a retry) has its own.
+  const seedText = round === 0 ? base : `${base}\u0000round ${round}`;
   const indexes = question.options.map((_, index) => index);
   if (question.sort_answers) {
     return indexes.sort((a, b) => question.options[a].html.localeCompare(question.options[b].html));

@@ -29,8 +29,16 @@
 // against a real etcd, and sharing a worker would let a grading's long
 // synchronous stretch freeze the lab's real-time processes, and a grading's
 // deadline kill a lab run that did nothing wrong.
+//
+// The workers get the grader's module compiled, from the page
+// (grader-module.js): it is downloaded once, not once per worker. A request
+// waits here until the module is in (through a network that fails and comes
+// back), and only then goes to the workers, so its deadline never counts a
+// download; the workers themselves start at once, so their scripts download
+// beside the module.
 import { DEADLINE_MS_MAX, deadlineMessage, gradingDeadlineMs } from "../../../runner/limits.js";
 import { failingPosition, mergeGrading, PARTS_MAX, placeTests, splitGrading } from "../../../runner/merge.js";
+import { GraderNetworkError, graderModule, graderModuleNow } from "./grader-module.js";
 
 /** A request stopped by its hard deadline; `message` is the learner-facing verdict. */
 export class DeadlineError extends Error {
@@ -58,17 +66,34 @@ function createLane(size = 1) {
   /** How many requests were ever sent. */
   let sent = 0;
 
+  /** Workers that have been sent the grader's module (always their first message). */
+  const hasModule = new WeakSet();
+
+  /** Sends `worker` the grader's module, once, if it is in. */
+  function sendModule(worker) {
+    const module = graderModuleNow();
+    if (!module || hasModule.has(worker)) return;
+    hasModule.add(worker);
+    worker.postMessage({ type: "module", module });
+  }
+
+  /** Starts the worker for `slot`; it gets the grader's module now or, if it is not in yet, before its first request. */
   function startWorker(slot) {
     const own = new Worker(new URL("./grader-worker.js", import.meta.url), { type: "module" });
+    sendModule(own);
+    let heard = false;
     // A terminated worker may still have events on their way: only the current ones count.
     own.addEventListener("message", (event) => {
+      heard = true;
       if (own === workers[slot]) onMessage(slot, event.data);
     });
     own.addEventListener("error", (event) => {
       if (own !== workers[slot]) return;
       // Handled here: the request that was running gets the reason, so the browser need not report it too.
       event.preventDefault();
-      died(`the grader stopped unexpectedly${event.message ? ` (${event.message})` : ""}`);
+      // A worker that failed before saying anything, with no error of its own, never got its script: the network's doing.
+      if (!heard && !event.message) died(new GraderNetworkError("the grader's script could not be downloaded"));
+      else died(`the grader stopped unexpectedly${event.message ? ` (${event.message})` : ""}`);
     });
     own.addEventListener("messageerror", () => {
       if (own === workers[slot]) died("the grader sent an answer the page could not read");
@@ -76,8 +101,31 @@ function createLane(size = 1) {
     return own;
   }
 
+  /** Set while the lane waits for the grader's module before it can post anything. */
+  let awaitingModule = false;
+
   function pump() {
     if (active || queued.length === 0) return;
+    if (!graderModuleNow()) {
+      // The workers' scripts download meanwhile; the requests wait for the module.
+      queued[0].parts.forEach((_, slot) => {
+        workers[slot] ??= startWorker(slot);
+      });
+      if (awaitingModule) return;
+      awaitingModule = true;
+      // Network failures are retried inside graderModule(); a rejection means no retry can help.
+      graderModule().then(
+        () => {
+          awaitingModule = false;
+          pump();
+        },
+        (error) => {
+          awaitingModule = false;
+          for (const job of queued.splice(0)) job.reject(error);
+        },
+      );
+      return;
+    }
     const job = queued.shift();
     active = job;
     job.timer = setTimeout(() => expired(job), job.deadlineMs);
@@ -86,6 +134,7 @@ function createLane(size = 1) {
     try {
       job.parts.forEach((message, slot) => {
         workers[slot] ??= startWorker(slot);
+        sendModule(workers[slot]);
         workers[slot].postMessage({ ...message, id: job.id });
       });
     } catch (error) {
@@ -138,11 +187,11 @@ function createLane(size = 1) {
     }
   }
 
-  /** A worker is gone for good: the running request fails with `reason`; the queued ones go to fresh workers. */
+  /** A worker is gone for good: the running request fails with `reason` (text, or an Error); the queued ones go to fresh workers. */
   function died(reason) {
     stopWorkers();
     const job = active;
-    if (job) settle(job, () => job.reject(new Error(reason)));
+    if (job) settle(job, () => job.reject(reason instanceof Error ? reason : new Error(reason)));
   }
 
   function expired(job) {

@@ -4,7 +4,7 @@ import { EditorView, basicSetup } from "codemirror";
 import { javascript } from "@codemirror/lang-javascript";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { tags } from "@lezer/highlight";
-import { Annotation, StateEffect } from "@codemirror/state";
+import { Annotation, Prec, StateEffect } from "@codemirror/state";
 import { keymap } from "@codemirror/view";
 import { indentWithTab } from "@codemirror/commands";
 import { syntaxTree } from "@codemirror/language";
@@ -29,12 +29,13 @@ const lessonHighlighting = HighlightStyle.define([
 ]);
 
 const lessonTheme = EditorView.theme({
-  "&": { color: "var(--fg)", backgroundColor: "var(--code-bg)", fontSize: "0.88rem" },
   ".cm-content": { caretColor: "var(--fg)", fontFamily: "var(--mono)" },
-  ".cm-gutters": { backgroundColor: "var(--code-bg)", color: "var(--muted)", borderRight: "1px solid var(--line)" },
   ".cm-activeLine, .cm-activeLineGutter": { backgroundColor: "color-mix(in srgb, var(--fg) 6%, transparent)" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "color-mix(in srgb, var(--accent) 30%, transparent)" },
+  "&": { color: "var(--fg)", backgroundColor: "var(--code-bg)", fontSize: "0.88rem", border: "1px solid var(--line)", borderRadius: "var(--radius)" },
   "&.cm-focused": { outline: "3px solid var(--focus)", outlineOffset: "2px" },
+  ".cm-scroller": { borderRadius: "inherit" },
+  ".cm-gutters": { backgroundColor: "var(--code-bg)", color: "var(--muted)", borderRight: "1px solid var(--line)", borderRadius: "var(--radius) 0 0 var(--radius)" },
 });
 
 /**
@@ -65,8 +66,8 @@ function toDiagnostic(doc, mark) {
   return { from, to: Math.max(from, line.to), severity: mark.severity ?? "error", source: "grader", message: mark.message };
 }
 
-/** An editor in `parent` holding `doc`; `onChange(text)` on every edit. */
-export function createEditor(parent, { doc, label, onChange }) {
+/** An editor in `parent` holding `doc`; `onChange(text)` on every edit; `onRun()` on Ctrl/Cmd+Enter. */
+export function createEditor(parent, { doc, label, onChange, onRun = null }) {
   /** The grader's marks and the text they are about: they show only while the text is unchanged. */
   let graded = { text: null, marks: [] };
   const view = new EditorView({
@@ -77,6 +78,8 @@ export function createEditor(parent, { doc, label, onChange }) {
       // Tab indents, as in any code editor. A keyboard user leaves the editor with Escape, then Tab
       // (CodeMirror's own escape hatch; the editor's label says so).
       keymap.of([indentWithTab]),
+      // Ctrl/Cmd+Enter runs the tests, before CodeMirror's own binding of it (a blank line below).
+      Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => (onRun ? (onRun(), true) : false) }])),
       javascript(),
       lintGutter(),
       linter((view) => {
@@ -91,7 +94,7 @@ export function createEditor(parent, { doc, label, onChange }) {
       EditorView.updateListener.of((update) => {
         if (update.docChanged && !update.transactions.some((transaction) => transaction.annotation(quietChange))) onChange(update.state.doc.toString());
       }),
-      EditorView.contentAttributes.of({ "aria-label": `${label}. Tab indents; press Escape, then Tab, to move on.` }),
+      EditorView.contentAttributes.of({ "aria-label": `${label}. Tab indents; press Escape, then Tab, to move on; Control or Command with Enter runs the tests.` }),
     ],
   });
   return {

@@ -10,30 +10,30 @@
 import { h, replaceChildren } from "../dom.js";
 import { createEditor } from "./editor.js";
 import { DeadlineError, gradeInWorker, labInWorker, prepareGrading, replayInWorker } from "./client.js";
+import { downloadProgressText, GraderNetworkError, prefetchGraderModule, subscribe as watchGraderModule } from "./grader-module.js";
 import { parseReplayFragment, replayFragment } from "./link.js";
 import { diagnosticsFromReport } from "./diagnostics.js";
-import { timelineModel } from "./timeline-model.js";
-import { renderTimeline, renderTimelineLegend } from "./timeline-view.js";
 import { createResultsView } from "./results-view.js";
+import { createStoryView } from "./story-view.js";
 
 const DEFAULT_ETCD_ENDPOINT = "http://127.0.0.1:2379";
 
 export function initialState() {
-  return { status: "idle", started: false, runs: 0, report: null, error: null, linkProblem: null, source: null, tests: null, streamed: [], failing: [], firstFailure: null, open: null, step: 0 };
+  return { status: "idle", replay: null, started: false, runs: 0, report: null, error: null, networkError: false, linkProblem: null, source: null, tests: null, streamed: [], failing: [], open: null, step: 0, grader: { phase: "idle", receivedBytes: 0, totalBytes: null, message: null } };
 }
 
 /**
  * `open`: { title, violation, trace, words, processes, token, source } of the failing run on show.
  * While a run is under way: `source` its code, `tests` the suite's test names (once the grader
  * has started), `streamed` the tests known so far by position, `failing` the names of the tests
- * known to fail whose story is still being shrunk, by position, `firstFailure` the first failing
- * one's name.
+ * known to fail whose story is still being shrunk, by position. `replay`: { title, passes,
+ * keepDraft } of a linked run replayed. `grader`: the grader's download (grader-module.js).
  */
 export function update(state, action) {
   switch (action.type) {
     case "run-started":
       // The run on show was an earlier code's: it closes, and this run's failures can be opened as they arrive.
-      return { ...state, status: "running", started: false, runs: 0, error: null, linkProblem: null, source: action.source, tests: null, streamed: [], failing: [], firstFailure: null, open: null, step: 0 };
+      return { ...state, status: "running", replay: null, started: false, runs: 0, error: null, networkError: false, linkProblem: null, source: action.source, tests: null, streamed: [], failing: [], open: null, step: 0 };
     case "grader-started":
       return { ...state, started: true, tests: action.tests };
     case "progress":
@@ -43,21 +43,30 @@ export function update(state, action) {
       if (state.status !== "running" || state.streamed[action.position]) return state;
       const failing = [...state.failing];
       failing[action.position] = action.name;
-      return { ...state, failing, firstFailure: state.firstFailure ?? action.name };
+      return { ...state, failing };
     }
     case "test": {
       if (state.status !== "running") return state;
       const streamed = [...state.streamed];
       streamed[action.position] = action.test;
-      return { ...state, streamed, firstFailure: state.firstFailure ?? (action.test.status === "passed" ? null : action.test.name) };
+      return { ...state, streamed };
     }
     case "graded":
       // A failing run opened while the rest ran stays open: the report holds the very same test.
       return { ...state, status: "done", report: action.report };
     case "failed":
-      return { ...state, status: "error", error: action.message };
+      return { ...state, status: "error", error: action.message, networkError: Boolean(action.network) };
+    case "grader-loading":
+      return { ...state, grader: action.grader };
     case "link-refused":
       return { ...state, status: "idle", linkProblem: action.message };
+    case "replaying":
+      return { ...state, status: "replaying" };
+    case "replayed":
+      // A linked run is one test's run, not a grading: no score, no list of tests.
+      return { ...state, status: "replay", replay: action.replay };
+    case "linked-code-used":
+      return state.replay ? { ...state, replay: { ...state.replay, keepDraft: false } } : state;
     case "open-run": {
       const violationStep = action.open.violation?.traceIndex ?? 0;
       return { ...state, open: action.open, step: Math.min(violationStep, action.open.trace.length - 1) };
@@ -71,6 +80,13 @@ export function update(state, action) {
     default:
       throw new Error(`unknown action ${action.type}`);
   }
+}
+
+/** What "Run tests" waits for before the code runs: the grader's download, its start, or the network. */
+export function waitingText(grader) {
+  if (grader.phase === "downloading") return `Downloading the grader: ${downloadProgressText(grader)}`;
+  if (grader.phase === "offline") return `Waiting for the network: the grader could not be downloaded (${grader.message}). The tests start by themselves when the connection returns.`;
+  return "Starting the grader…";
 }
 
 /**
@@ -102,12 +118,21 @@ export function mountRunner(root, { exercise, grading, progress }) {
   }, "Reset to starter");
   const editorHost = h("div", { class: "runner-editor" });
   const results = h("section", { class: "runner-results", "aria-label": `Test results for ${exercise.file}` });
-  const renderResults = createResultsView(results, { file: exercise.file, onOpen: (test) => openTest(test) });
+  const renderResults = createResultsView(results, { file: exercise.file, onOpen: (test) => openTest(test), onUseLinked: () => useLinkedCode() });
   const story = h("section", { class: "runner-story", "aria-label": "The failing run, step by step", hidden: true });
-  root.replaceChildren(
-    h("div", { class: "runner-toolbar" }, runButton, resetButton, status),
+  const renderStory = createStoryView(story, {
+    step: (by) => dispatch({ type: "step", by }),
+    stepTo: (index) => dispatch({ type: "step-to", index }),
+    close: () => dispatch({ type: "close-run" }),
+    copyLink,
+  });
+  const runKey = /Mac|iPhone|iPad/.test(navigator.platform ?? "") ? "⌘+Enter" : "Ctrl+Enter";
+  // The editor first, then its buttons: in reading order and in Tab order, the code comes before what acts on it.
+  replaceChildren(
+    root,
     editorHost,
-    h("p", { class: "runner-keys" }, "In the editor, Tab indents; press Escape, then Tab, to move on."),
+    h("div", { class: "runner-toolbar" }, runButton, resetButton, status),
+    h("p", { class: "runner-keys" }, `${runKey} runs the tests. In the editor, Tab indents; press Escape, then Tab, to move on.`),
     results,
     story,
     exercise.lab ? labPanel() : null,
@@ -116,6 +141,14 @@ export function mountRunner(root, { exercise, grading, progress }) {
     doc: source,
     label: `${exercise.file}: your solution`,
     onChange: (text) => progress.setDraft(exercise.name, text),
+    onRun: () => run(),
+  });
+  // Ctrl/Cmd+Enter runs the tests from anywhere in the runner, not only from the editor.
+  root.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
+      event.preventDefault();
+      run();
+    }
   });
   // Editing, or about to press "Run tests": the engines load meanwhile, and warm up on the starter (client.js).
   const prepare = () => prepareGrading({ exercise: exercise.name, source: exercise.starter });
@@ -140,8 +173,6 @@ export function mountRunner(root, { exercise, grading, progress }) {
     if (action.type === "reset") backToStarter();
   });
 
-  /** The run and step the story last drew. */
-  let storyShown = { open: undefined, step: undefined };
   const dispatch = (action) => {
     state = update(state, action);
     render();
@@ -169,7 +200,10 @@ export function mountRunner(root, { exercise, grading, progress }) {
       progress.recordRun(exercise.name, { passed, summary: `${report.score}/${report.maxScore}` });
       if (passed) progress.markPassed(exercise.name);
     } catch (error) {
-      dispatch({ type: "failed", message: error.message });
+      const network = error instanceof GraderNetworkError;
+      dispatch({ type: "failed", message: error.message, network });
+      // The network was the problem: the tests run again by themselves once the browser is back online.
+      if (network) addEventListener("online", () => state.status === "error" && state.networkError && run(), { once: true });
     } finally {
       // The button was disabled while the tests ran, which sent the focus to the page's body. A keyboard
       // user lands on what the run produced: the summary (or the problem, or the error), from which Tab
@@ -202,97 +236,28 @@ export function mountRunner(root, { exercise, grading, progress }) {
     heading?.focus({ preventScroll: true });
   }
 
-  function renderStory() {
-    const open = state.open;
-    story.hidden = open === null;
-    if (!open) {
-      story.replaceChildren();
-      return;
+  async function copyLink(open) {
+    const url = `${location.origin}${location.pathname}${replayFragment({ exercise: exercise.name, token: open.token, source: open.source })}`;
+    // The address bar shows the link too, so it can be bookmarked even where the clipboard is refused.
+    history.replaceState(null, "", url);
+    try {
+      await navigator.clipboard.writeText(url);
+      return "Link copied: it reopens exactly this run.";
+    } catch {
+      return `Copy this link: ${url}`;
     }
-    const model = timelineModel(open.trace, open.violation, open.processes, open.words, open.omitted);
-    const current = model.steps[state.step];
-    const canvas = h("div", { class: "story-canvas", tabindex: "0", role: "group", "aria-label": "Timeline (scrolls sideways on small screens)" }, renderTimeline(model, state.step));
-    const copy = h("button", {
-      type: "button",
-      class: "small",
-      onclick: async () => {
-        const url = `${location.origin}${location.pathname}${replayFragment({ exercise: exercise.name, token: open.token, source: open.source })}`;
-        // The address bar shows the link too, so it can be bookmarked even where the clipboard is refused.
-        history.replaceState(null, "", url);
-        try {
-          await navigator.clipboard.writeText(url);
-          copyNote.textContent = "Link copied: it reopens exactly this run.";
-        } catch {
-          copyNote.textContent = `Copy this link: ${url}`;
-        }
-      },
-    }, "Copy link");
-    const copyNote = h("span", { class: "copy-note", role: "status" });
-    const consoleLine = (line) => h("li", { class: line.step === state.step ? "is-current" : line.step > state.step ? "is-later" : "" }, h("span", { class: "story-console-who" }, `${line.lane} @ ${line.atMs} ms`), ` ${line.text}`);
-    // The lines printed during the events left out are not shown either: say where they would be.
-    const consoleItems = model.console.flatMap((line, at) =>
-      model.gap && line.step > model.gap.afterStep && (at === 0 || model.console[at - 1].step <= model.gap.afterStep)
-        ? [h("li", { class: "story-console-gap" }, `… ${model.gap.count} events not shown`), consoleLine(line)]
-        : [consoleLine(line)],
-    );
-    const consoleBeside = model.console.length
-      ? h("ol", { class: "story-console", "aria-label": "Console output", tabindex: "0" }, consoleItems)
-      : h("p", { class: "story-console-empty" }, "Your code printed nothing in this run.");
-    replaceChildren(
-      story,
-      h("h4", { class: "story-heading", tabindex: "-1" }, `Failing run: ${open.title}`),
-      h("p", { class: "story-violation" }, open.violation.message),
-      model.gap
-        ? h("p", { class: "story-gap" }, `This run is long: ${model.gap.count} events between t=${model.gap.fromMs} ms and t=${model.gap.toMs} ms are not shown (the hatched band). “Copy link” opens the whole run.`)
-        : null,
-      canvas,
-      renderTimelineLegend(),
-      h(
-        "div",
-        { class: "story-stepper" },
-        h("button", { type: "button", class: "small story-previous", onclick: () => dispatch({ type: "step", by: -1 }), disabled: state.step === 0 }, "◀ Previous"),
-        h("span", { class: "story-position" }, `Step ${state.step + 1} of ${model.steps.length}`),
-        h("button", { type: "button", class: "small story-next", onclick: () => dispatch({ type: "step", by: 1 }), disabled: state.step >= model.steps.length - 1 }, "Next ▶"),
-        h("button", { type: "button", class: "small", onclick: () => dispatch({ type: "step-to", index: open.violation.traceIndex ?? 0 }) }, "Go to the violation"),
-        copy,
-        h("button", { type: "button", class: "small", onclick: () => dispatch({ type: "close-run" }) }, "Close"),
-      ),
-      h(
-        "p",
-        { class: `story-step${current?.violation ? " is-violation" : ""}`, "aria-live": "polite" },
-        current ? `t=${current.atMs} ms · ${current.lane}${current.localMs !== null ? ` (its clock: ${current.localMs} ms)` : ""}: ${current.text}${current.violation ? " ← the rule breaks here" : ""}${model.gap?.afterStep === state.step ? ` (then ${model.gap.count} events not shown)` : ""}` : "",
-      ),
-      consoleBeside,
-      copyNote,
-    );
-    keepCurrentStepInView(canvas);
-  }
-
-  /**
-   * On a narrow screen the timeline is wider than its frame and scrolls
-   * sideways: scroll it so the current step (at first, the violation) is in
-   * the middle, instead of showing the start of the run.
-   */
-  function keepCurrentStepInView(canvas) {
-    if (canvas.scrollWidth <= canvas.clientWidth) return;
-    const cursor = canvas.querySelector(".timeline-current, .timeline-violation");
-    if (!cursor) return;
-    const frame = canvas.getBoundingClientRect();
-    const mark = cursor.getBoundingClientRect();
-    const markCentre = mark.left + mark.width / 2 - frame.left + canvas.scrollLeft;
-    canvas.scrollLeft = Math.max(0, Math.min(canvas.scrollWidth - canvas.clientWidth, markCentre - canvas.clientWidth / 2));
   }
 
   function render() {
     runButton.disabled = state.status === "running";
-    status.textContent =
+    // Set only when it changes: a live region may read out even an unchanged text again.
+    const statusText =
       // The first grading on a page waits for the grader to load; "running" means the code itself runs.
-      state.status === "running" ? (state.started ? `Running the tests… ${state.runs} runs so far` : "Starting the grader…") : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : "";
+      state.status === "running" ? (state.started ? `Running the tests… ${state.runs} runs so far` : waitingText(state.grader)) : state.status === "done" && state.report ? (state.report.problems.length ? "Could not run: see below." : `Score ${state.report.score}/${state.report.maxScore}`) : state.status === "replaying" ? "Replaying the linked run…" : "";
+    if (status.textContent !== statusText) status.textContent = statusText;
     renderResults(state);
-    // Redrawn only when it changes: progress arrives every few runs, and a run opened while the
-    // rest still run must keep its focus and scroll position meanwhile.
-    if (state.open !== storyShown.open || state.step !== storyShown.step) renderStory();
-    storyShown = { open: state.open, step: state.step };
+    // In place: a run opened while the rest still run, and each step, keep the focus and the scroll position.
+    renderStory(state.open, state.step);
   }
 
   /** Lab mode: the same code against a real etcd, in real time (not graded). */
@@ -332,10 +297,9 @@ export function mountRunner(root, { exercise, grading, progress }) {
     );
   }
 
-  story.addEventListener("keydown", (event) => {
-    if (event.key === "ArrowRight") dispatch({ type: "step", by: 1 });
-    if (event.key === "ArrowLeft") dispatch({ type: "step", by: -1 });
-  });
+  // The exercise came near: the grader downloads now, once for the page, so a first "Run tests" finds it (nearly) in.
+  watchGraderModule((grader) => dispatch({ type: "grader-loading", grader }));
+  prefetchGraderModule();
 
   render();
   root.dataset.ready = "true";
@@ -349,40 +313,32 @@ export function mountRunner(root, { exercise, grading, progress }) {
   // Opened from a "copy link": replay that run at once and show it.
   if (fromLink && !fromLink.error) {
     root.scrollIntoView({ block: "start" });
-    status.textContent = "Replaying the linked run…";
+    dispatch({ type: "replaying" });
     replayInWorker({ exercise: exercise.name, source: fromLink.source, token: fromLink.token })
       .then((replay) => {
-        state = { ...state, status: "done", report: { problems: [], tests: [], score: 0, maxScore: 0 } };
+        const title = replay.title ?? "a test of this exercise";
         if (!replay.violation) {
-          status.textContent = "The linked run passes with this code.";
+          dispatch({ type: "replayed", replay: { title, passes: true, keepDraft } });
           return;
         }
         const processes = JSON.parse(replay.caseJson).plan.processes;
         const trace = replay.execution.trace.slice(0, (replay.violation.traceIndex ?? replay.execution.trace.length - 1) + 1);
-        dispatch({ type: "open-run", open: { title: "the linked run", violation: replay.violation, trace, words: replay.words, processes, token: fromLink.token, source: fromLink.source } });
-        if (!keepDraft) {
-          status.textContent = "Showing the linked run.";
-          return;
-        }
-        const useLinked = h("button", {
-          type: "button",
-          class: "small",
-          onclick: () => {
-            if (!confirm(`Replace your ${exercise.file} with the code of the linked run? Your current code will be lost.`)) return;
-            editor.set(fromLink.source);
-            useLinked.remove();
-          },
-        }, "Put the linked code in the editor");
-        status.replaceChildren("Showing the linked run, of the code in the link; the editor still has your own code. ", useLinked);
+        dispatch({ type: "replayed", replay: { title, passes: false, keepDraft } });
+        dispatch({ type: "open-run", open: { title, violation: replay.violation, trace, words: replay.words, processes, token: fromLink.token, source: fromLink.source } });
       })
       .catch((error) => {
         // A linked run that outlasts its deadline is the code's verdict, not the grader's failure: shown like any submission that could not be run.
         if (error instanceof DeadlineError) dispatch({ type: "graded", report: { problems: [error.message], tests: [], score: 0, maxScore: 0 } });
-        else {
-          status.textContent = "";
-          dispatch({ type: "link-refused", message: `its run could not be rebuilt (${error.message}). The link may come from another version of this lesson; run the tests to see the current failures.` });
-        }
+        else dispatch({ type: "link-refused", message: `its run could not be rebuilt (${error.message}). The link may come from another version of this lesson; run the tests to see the current failures.` });
       });
   }
+
+  /** The linked run's code in the editor, in place of the learner's, once they confirm. */
+  function useLinkedCode() {
+    if (!confirm(`Replace your ${exercise.file} with the code of the linked run? Your current code will be lost.`)) return;
+    editor.set(fromLink.source);
+    dispatch({ type: "linked-code-used" });
+  }
+
   return { run };
 }

@@ -10,6 +10,7 @@
 // learner who moved the focus to a failure's button while the rest ran
 // keeps it as the other verdicts and the summary arrive.
 import { h } from "../dom.js";
+import { stuckIn } from "./diagnostics.js";
 
 /**
  * The results area in `container` for the exercise's `file`; `onOpen(test)`
@@ -17,10 +18,9 @@ import { h } from "../dom.js";
  * runner's (mount.js): `status`, `report`, `linkProblem`, `error`, and for
  * the run under way `tests` (the suite's test names, once the grader has
  * started), `streamed` (the tests known so far, by position), `failing` (the
- * names of tests known to fail whose story is being shrunk, by position) and
- * `firstFailure` (the name of the first failing test to arrive).
+ * names of tests known to fail whose story is being shrunk, by position).
  */
-export function createResultsView(container, { file, onOpen }) {
+export function createResultsView(container, { file, onOpen, onUseLinked = () => {} }) {
   // Says the first failure once, as it arrives, not every verdict: the
   // status line already counts the runs, and the summary gets the focus at the end.
   const announcer = h("p", { class: "visually-hidden", "aria-live": "polite" });
@@ -39,6 +39,9 @@ export function createResultsView(container, { file, onOpen }) {
    * story being shrunk, if `failing` has it; else pending), and `summary`
    * above them once given.
    */
+  /** The code the list's run graded (for a test stopped in a loop: where it was). */
+  let source = "";
+
   function showList(names, tests, summary, failing = []) {
     if (!list) {
       list = { element: h("ol", { class: "runner-tests" }), summary: null, rows: [] };
@@ -66,12 +69,14 @@ export function createResultsView(container, { file, onOpen }) {
 
   function testRow(test) {
     const passed = test.status === "passed";
+    const stuck = passed ? null : stuckIn(test, source);
     return h(
       "li",
       { class: `runner-test is-${test.status}` },
       h("span", { class: "runner-test-mark", "aria-hidden": "true" }, passed ? "✓" : "✗"),
       h("span", { class: "runner-test-name" }, `${test.name}${test.runs > 1 ? ` (${test.runs} schedules)` : ""}`, h("span", { class: "visually-hidden" }, passed ? ": passed" : ": failed")),
       passed ? null : h("p", { class: "runner-test-message" }, test.message),
+      stuck ? h("p", { class: "runner-test-where" }, `It was running ${stuck.function}()${stuck.line ? `, which starts at line ${stuck.line}` : ""}: look there for a loop that never waits for the store.`) : null,
       test.counterexample ? h("button", { type: "button", class: "small", onclick: () => onOpen(test) }, "Show the failing run") : null,
     );
   }
@@ -92,12 +97,31 @@ export function createResultsView(container, { file, onOpen }) {
   }
 
   return function render(state) {
-    announcer.textContent = state.firstFailure ? `First failure: ${state.firstFailure}` : "";
+    source = state.source ?? "";
+    const first = firstFailingRow(state);
+    const announcement = first === null ? "" : `First failure: ${first}`;
+    if (announcer.textContent !== announcement) announcer.textContent = announcement;
     if (state.status === "idle") {
       show(
         state.linkProblem ? h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `This link cannot be replayed: ${state.linkProblem}`) : null,
         h("p", { class: "runner-hint" }, `Press Run tests to grade ${file} against the hidden tests.`),
       );
+    } else if (state.status === "replaying") {
+      show(h("p", { class: "runner-hint" }, "Replaying the run from the link…"));
+    } else if (state.status === "replay") {
+      const { title, passes, keepDraft } = state.replay;
+      show(
+        h(
+          "p",
+          { class: "runner-linked" },
+          passes ? `The linked run of “${title}” passes with the code in the link.` : `The linked run of “${title}”, replayed from its code, is below.`,
+          keepDraft ? " The editor still has your own code. " : " ",
+          keepDraft ? h("button", { type: "button", class: "small", onclick: () => onUseLinked() }, "Put the linked code in the editor") : null,
+        ),
+        h("p", { class: "runner-hint" }, `Press Run tests to grade ${file} as the editor has it.`),
+      );
+    } else if (state.status === "error" && state.networkError) {
+      show(h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `The network is the problem: ${state.error}. Your code is saved; the tests run by themselves when the connection returns, or press Run tests to try again.`));
     } else if (state.status === "error") {
       // The next run starts a fresh grader (client.js), so trying again needs no reload.
       show(h("p", { class: "runner-error", role: "alert", tabindex: "-1" }, `The grader could not run: ${state.error}. Your code is saved; press Run tests to try again, or reload the page if it keeps failing.`));
@@ -117,6 +141,25 @@ export function createResultsView(container, { file, onOpen }) {
       );
     }
   };
+}
+
+/**
+ * The name of the first failing row of the list, once it is known to be
+ * the first: every row above it has passed. Tests finish in any order (a
+ * later row may fail first), and the announcement names the row a learner
+ * meets first going down the list, once, not whichever finished first.
+ */
+export function firstFailingRow(state) {
+  const names = state.status === "running" ? state.tests : state.status === "done" ? state.report?.tests.map((test) => test.name) : null;
+  if (!names) return null;
+  const tests = state.status === "running" ? state.streamed : state.report.tests;
+  for (const [position, name] of names.entries()) {
+    const test = tests[position];
+    if (test?.status === "passed") continue;
+    if (test || (state.status === "running" && state.failing[position] !== undefined)) return name;
+    return null;
+  }
+  return null;
 }
 
 /** Whether two tests (or two pending rows, null) show the same: the report's entry equals the streamed one, byte for byte. */

@@ -3,7 +3,9 @@
 // request at a time and terminates this worker if a request outlasts its
 // hard deadline.
 //
-// Messages in:  { id, type: "load" }                               (load the engines now, grade nothing)
+// Messages in:  { type: "module", module }                        (first: the grader's compiled WebAssembly.Module,
+//                                                              which the page downloads once for every worker)
+//               { id, type: "load" }                               (load the engines now, grade nothing)
 //               { id, type: "grade", exercise, source, options }
 //               { id, type: "replay", exercise, source, token }
 //               { id, type: "lab", exercise, source, endpoint }       (lab mode: a real etcd)
@@ -16,7 +18,8 @@
 //                                                              worker's report, as soon as it is finished)
 //               { id, type: "result", loaded: true }           (load)
 //               { id, type: "result", report }                 (grade)
-//               { id, type: "result", replay: { caseJson, execution, violation, words } }
+//               { id, type: "result", replay: { caseJson, execution, violation, words, title } }
+//                                                             (title: the test the token's scenario names, or null)
 //               { id, type: "log", line: { atMs, who, text } }  (lab mode, as it happens)
 //               { id, type: "result", lab: { stoppedBecause } }
 //               { id, type: "error", message }                 (the grader itself failed)
@@ -24,10 +27,11 @@ import { loadEngines } from "../../../runner/engine.js";
 import { gradeSource, replaySource } from "../../../runner/grade.js";
 import { registryOf } from "../../../runner/registry.js";
 
-/** Where the wasm files are, relative to this worker's bundle in web/dist. */
-const SOURCES = {
-  leaselabWasm: new URL("./leaselab_bg.wasm", import.meta.url),
-};
+/** The grader's module, compiled by the page (grader-module.js) and sent as this worker's first message. */
+let receiveModule;
+const graderModule = new Promise((resolve) => {
+  receiveModule = resolve;
+});
 
 let engines = null;
 /** The engines' loading, shared: a request that arrives while it is under way waits for it instead of loading them again. */
@@ -35,9 +39,13 @@ let loading = null;
 
 self.addEventListener("message", async (event) => {
   const request = event.data;
+  if (request?.type === "module") {
+    receiveModule(request.module);
+    return;
+  }
   try {
     // A loading that failed is forgotten, so the next request tries again.
-    loading ??= loadEngines(SOURCES).catch((error) => {
+    loading ??= graderModule.then((module) => loadEngines({ leaselabWasm: module })).catch((error) => {
       loading = null;
       throw error;
     });
@@ -61,7 +69,10 @@ self.addEventListener("message", async (event) => {
       self.postMessage({ id: request.id, type: "result", report });
     } else if (request.type === "replay") {
       const replay = await replaySource(engines, { exercise: request.exercise, source: request.source, token: request.token });
-      self.postMessage({ id: request.id, type: "result", replay });
+      // The test the run belongs to, by the scenario its token names (`exercise@version:scenario:…`), so the page can name it.
+      const scenario = request.token.split(":")[1];
+      const title = registryOf(engines.leaselab).exercises.find((spec) => spec.name === request.exercise)?.tests.find((test) => test.id === scenario)?.title ?? null;
+      self.postMessage({ id: request.id, type: "result", replay: { ...replay, title } });
     } else if (request.type === "lab") {
       const onLog = (line) => self.postMessage({ id: request.id, type: "log", line });
       // Lab mode's host (etcd's gateway, timers) loads only when a lab runs.

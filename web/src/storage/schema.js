@@ -14,7 +14,8 @@
 //     exercises: { [name]: { draft, draftAt, hintsUnlocked, passedAt, lastRun } },
 //   }
 //   Answer   = { choice?: number[], text?: string, correct: boolean, fingerprint: string | null, at: number | null }
-//   QuizView = { mode: "question" | "summary" | "review", queue: number[], position: number, checked: boolean }
+//   QuizView = { mode: "question" | "summary" | "review", queue: number[], position: number, checked: boolean, round?: number }
+//     (round: how many times the quiz was retried or answered again; it reorders the options)
 //   lastRun  = { at, passed, summary } | null
 // An exercise is passed when `passedAt` is a number (0 when the time was not recorded).
 // Times are milliseconds since the epoch. `choice` holds indexes into the
@@ -37,6 +38,7 @@ export const LIMITS = Object.freeze({
   choicesMax: 64,
   hintsMax: 64,
   queueMax: 200,
+  roundMax: 1_000_000,
 });
 
 export const QUIZ_MODES = Object.freeze(["question", "summary", "review"]);
@@ -192,7 +194,8 @@ function sanitizeQuizView(view) {
     && view.queue.length <= LIMITS.queueMax
     && view.queue.every((index) => isCount(index, LIMITS.queueMax));
   if (!queueValid || !isCount(view.position, LIMITS.queueMax) || typeof view.checked !== "boolean") return null;
-  return { mode: view.mode, queue: [...view.queue], position: view.position, checked: view.checked };
+  // `round` is newer than the rest: a view without one is round 0.
+  return { mode: view.mode, queue: [...view.queue], position: view.position, checked: view.checked, ...(isCount(view.round, LIMITS.roundMax) ? { round: view.round } : {}) };
 }
 
 function sanitizeRun(run) {

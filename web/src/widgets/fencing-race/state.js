@@ -84,7 +84,7 @@ function checkSettings(settings) {
  * - { type: "delayRequest", request } delay A's request `request` (1-based); 0: no delay
  * - { type: "delayHop", hop }         which hop of it (HOPS' ids)
  * - { type: "delayMs", ms }           by how much
- * - { type: "preset", preset }        the choices of one of PRESETS, cursor at the end
+ * - { type: "preset", preset }        the choices of one of PRESETS, cursor at the end (`workerBefore`: the worker it replaced)
  * - { type: "seek", atMs }            move the cursor
  * - { type: "step", direction }       the cursor to the next (+1) or previous (-1) moment something happened
  * - { type: "reset" }                 the calm run again
@@ -120,6 +120,8 @@ export function update(state, action) {
       return {
         ...state,
         worker: choices.worker,
+        // The view says when a scenario changed the worker the learner had chosen.
+        workerBefore: state.worker,
         pause: choices.pause ? { ...choices.pause } : { ...state.pause, before: 0 },
         delay: choices.delay ? { ...choices.delay } : { ...state.delay, request: 0 },
         atMs: settings.untilMs,

@@ -116,6 +116,7 @@ export function timelineSvg(story, atMs, { widthPx = 720, id = "fencing" } = {})
   }
 
   // Requests: to the worker, then the worker's read, transaction or write, then the mark.
+  const marks = [];
   for (const request of story.requests) {
     if (request.sentMs > atMs) continue;
     const arrivedMs = request.arrivedMs ?? story.untilMs;
@@ -133,9 +134,10 @@ export function timelineSvg(story, atMs, { widthPx = 720, id = "fencing" } = {})
     if (request.decidedMs !== null && request.decidedMs <= atMs) {
       // One transaction: the compare in the store and the write of the data, at one moment.
       if (atomic) parts.push(`<line x1="${x(request.decidedMs)}" y1="${y("store") + 9}" x2="${x(request.decidedMs)}" y2="${y("data") - 8}" class="fr-txn-link"/>`);
-      parts.push(mark(x(request.decidedMs), y(markLane(request)), request, narrow));
+      marks.push({ cx: x(request.decidedMs), cy: y(markLane(request)), request });
     }
   }
+  parts.push(...placeMarks(marks, narrow));
 
   // The cursor.
   if (atMs < story.untilMs) parts.push(`<line x1="${x(atMs)}" y1="${TOP_PX - 6}" x2="${x(atMs)}" y2="${heightPx - BOTTOM_PX}" class="fr-now"/>`);
@@ -165,8 +167,30 @@ function segment(x1, y1, toMs, y2, atMs, fromMs, x, className) {
   return `<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${yEnd}" class="${className}"/>`;
 }
 
-/** Where a request ended: its shape says how, its name says which. */
-function mark(cx, cy, request, narrow) {
+/** How wide a mark's name is drawn, roughly: its characters at the label's size, and a gap. */
+const labelWidthPx = (text) => text.length * 8 + 6;
+
+/**
+ * The marks, each with its name where no other name is: above the mark,
+ * else below it, else higher above. Two requests decided a moment apart on
+ * one lane (B4 just after A3) otherwise print their names over each other.
+ */
+function placeMarks(marks, narrow) {
+  /** Per lane and place, the right edge of the last name put there. */
+  const taken = new Map();
+  const OFFSETS_PX = [-10, 20, -24];
+  return [...marks]
+    .sort((a, b) => a.cx - b.cx)
+    .map(({ cx, cy, request }) => {
+      const half = labelWidthPx(request.id) / 2;
+      const offset = OFFSETS_PX.find((dy) => (taken.get(`${cy}:${dy}`) ?? -Infinity) <= cx - half) ?? OFFSETS_PX[0];
+      taken.set(`${cy}:${offset}`, cx + half);
+      return mark(cx, cy, request, narrow, offset);
+    });
+}
+
+/** Where a request ended: its shape says how, its name (`labelDy` above or below it) says which. */
+function mark(cx, cy, request, narrow, labelDy = -10) {
   const outcome = request.outcome;
   let shape;
   if (outcome === "applied") {
@@ -179,7 +203,7 @@ function mark(cx, cy, request, narrow) {
     shape = `<path d="M${cx - 6},${cy - 6} L${cx + 6},${cy + 6} M${cx + 6},${cy - 6} L${cx - 6},${cy + 6}" class="fr-mark is-refused"/>`;
   }
   // On a narrow screen only the requests that did not simply apply are named.
-  const label = narrow && outcome === "applied" ? "" : `<text x="${cx}" y="${cy - 10}" text-anchor="middle" class="fr-mark-label${outcome === "applied" ? "" : " is-notable"}">${request.id}</text>`;
+  const label = narrow && outcome === "applied" ? "" : `<text x="${cx}" y="${cy + labelDy}" text-anchor="middle" class="fr-mark-label${outcome === "applied" ? "" : " is-notable"}">${request.id}</text>`;
   return `<g class="fr-outcome" data-request="${request.id}" data-outcome="${outcome}">${shape}${label}</g>`;
 }
 

@@ -130,7 +130,8 @@ export function mountFencingRace(root, wasm) {
     h("button", { type: "button", class: "small", "aria-pressed": "false", "aria-describedby": `${id}-preset-${preset.id}`, onclick: () => dispatch({ type: "preset", preset: preset.id }) }, preset.label),
   );
   const presetNotes = PRESETS.map((preset) => h("span", { id: `${id}-preset-${preset.id}`, class: "visually-hidden" }, preset.description));
-  const presetNow = h("p", { class: "fr-preset-now" });
+  const presetNow = h("p", { class: "fr-preset-now", role: "status" });
+  const workerLabel = (id) => WORKERS.find((worker) => worker.id === id)?.label ?? id;
   const resetButton = h("button", { type: "button", class: "small", onclick: () => dispatch({ type: "reset" }) }, "Calm run");
 
   // ---- the cursor -----------------------------------------------------------------------
@@ -213,11 +214,18 @@ export function mountFencingRace(root, wasm) {
     delayRequest.value = String(state.delay.request);
     for (const input of hopInputs) input.checked = input.value === state.delay.hop;
     delayMs.value = String(state.delay.ms);
+    // A fault's other controls work only while the fault is chosen: "no pause" leaves nothing to set the length of.
+    pauseMs.disabled = state.pause.before === 0;
+    delayMs.disabled = state.delay.request === 0;
+    for (const input of hopInputs) input.disabled = state.delay.request === 0;
     delayOut.textContent = formatDuration(state.delay.ms);
     delayMs.setAttribute("aria-valuetext", formatDuration(state.delay.ms));
     root.dataset.worker = request.worker;
     PRESETS.forEach((preset, index) => presetButtons[index].setAttribute("aria-pressed", String(state.preset === preset.id)));
-    presetNow.textContent = PRESETS.find((preset) => preset.id === state.preset)?.description ?? "";
+    const chosen = PRESETS.find((preset) => preset.id === state.preset);
+    // A scenario comes with its worker: when that replaced the learner's own choice, it says so rather than switch silently.
+    const workerNote = chosen && state.workerBefore && state.workerBefore !== state.worker ? ` The scenario set the worker to “${workerLabel(state.worker)}” (it was “${workerLabel(state.workerBefore)}”).` : "";
+    presetNow.textContent = chosen ? `${chosen.description}${workerNote}` : "";
     cursor.value = String(state.atMs);
     cursor.setAttribute("aria-valuetext", formatTime(state.atMs));
     clock.textContent = `t = ${(state.atMs / 1000).toFixed(2)} s`;
