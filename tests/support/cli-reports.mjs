@@ -14,7 +14,7 @@ const CLI = fileURLToPath(new URL("../../cli/leaselab.mjs", import.meta.url));
 /**
  * The CLI's report of each of `files` (`{ name, exercise, source, seeds }`; name → JSON text), from one batch per
  * budget: each file is a submission folder of its own holding it under its
- * exercise's file name. Each failing test's `timeline`, the text the CLI
+ * exercise's file name (graded on what it holds: `--require none`). Each failing test's `timeline`, the text the CLI
  * renders from its counterexample for its formats, is left out: the page
  * draws its own from the same counterexample.
  */
@@ -36,7 +36,7 @@ export function gradeWithCli(files) {
       try {
         // Both hosts get the longest deadline there is: a verdict, not a busy machine, must decide each report.
         const timeout = String(DEADLINE_MS_MAX / 1000);
-        execFileSync("node", [CLI, "grade", ...folders, "--seeds", String(seeds), "--timeout", timeout, "--format", "json", "--out", outputs], { stdio: "pipe", maxBuffer: 1 << 30 });
+        execFileSync("node", [CLI, "grade", ...folders, "--require", "none", "--seeds", String(seeds), "--timeout", timeout, "--format", "json", "--out", outputs], { stdio: "pipe", maxBuffer: 1 << 30 });
       } catch (error) {
         // Exit 1: some test failed, which most of these files are for.
         if (error.status !== 1) throw new Error(`the CLI failed (${error.status}): ${String(error.stderr).slice(0, 2000)}`);
