@@ -70,6 +70,9 @@ struct Wait {
     /// Of those calls, watches of the waiter's own key, and the latest one.
     own_key_watches: u64,
     own_key_watch: Option<(String, u64)>,
+    /// Wake-ups by changes of keys outside the queue, and the latest (its event and writer).
+    outside_wakes: u64,
+    outside_wake: Option<(WatchEvent, Option<ProcessIndex>)>,
 }
 
 /// A process inside `resign`.
@@ -90,14 +93,17 @@ struct WatchMade {
     listed_version: Option<u64>,
 }
 
-/// What made a change a waiter woke to: one change of a key, or a process
+/// What made a change a waiter woke to: one change of a key; a process
 /// leaving, whose every change from its `resign` until its next key joins
 /// the queue counts as one departure (a leader that writes a key for each
-/// waiter as it leaves, or as it campaigns again, wakes them all).
+/// waiter as it leaves, or as it campaigns again, wakes them all); or one
+/// process's writes of keys outside the queue between two departures (a
+/// new leader that writes a key for each waiter as it takes office).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Cause {
     Change { key: String, version: u64 },
     Departure { process: ProcessIndex, since_ms: u64 },
+    Writes { process: ProcessIndex, departures: u64 },
 }
 
 /// The processes one cause woke, each with the change it saw and the watch that saw it.
@@ -169,8 +175,12 @@ struct Checker {
     departed_version: HashMap<String, u64>,
     /// Which processes a change (key, version) woke, and how each had watched.
     woken: HashMap<Cause, Woken>,
-    /// The departures that made changes: the version of each change to its process and resign's start.
+    /// The version of each change a departure made, to its process and resign's start.
     departures: HashMap<u64, (ProcessIndex, u64)>,
+    /// The version of each change of a key outside the queue, to its writer and how many keys had left the
+    /// queue by then; and that count now.
+    outside_writes: HashMap<u64, (ProcessIndex, u64)>,
+    keys_departed: u64,
     /// When each process last called `resign`.
     resigned_ms: HashMap<ProcessIndex, u64>,
     due: Option<Due>,
@@ -224,6 +234,8 @@ impl Checker {
             departed_version: HashMap::new(),
             woken: HashMap::new(),
             departures: HashMap::new(),
+            outside_writes: HashMap::new(),
+            keys_departed: 0,
             resigned_ms: HashMap::new(),
             due: None,
             seen_oldest: HashMap::new(),
@@ -285,6 +297,7 @@ impl Checker {
     fn remove_key(&mut self, key: &str, version: u64, at_ms: u64) -> Option<Queued> {
         let place = self.queue.get(key).and_then(|queued| self.place_of(queued.owner));
         let queued = self.queue.remove(key)?;
+        self.keys_departed += 1;
         self.count_change(queued.owner, queued.create_version, place == Some(queued.create_version));
         self.expired.remove(key);
         self.departed_version.insert(key.to_string(), version);
@@ -386,9 +399,17 @@ impl Checker {
                 // One process woken twice by the same change is not two waiters: its calls are judged in `invoked`.
                 // Any key counts, in the queue or not: waiters that share one key outside it are a herd too.
                 let made = self.watches.remove(call);
-                let cause = match self.departures.get(&event.version) {
-                    Some(&(process, since_ms)) => Cause::Departure { process, since_ms },
-                    None => Cause::Change { key: event.key.clone(), version: event.version },
+                if !self.is_queue_key(&event.key) && !event.key.starts_with(ELECTION_PREFIX) {
+                    let writer = self.outside_writes.get(&event.version).map(|&(writer, _)| writer);
+                    if let Some(wait) = self.waits.get_mut(&process) {
+                        wait.outside_wakes += 1;
+                        wait.outside_wake = Some((event.clone(), writer));
+                    }
+                }
+                let cause = match (self.departures.get(&event.version), self.outside_writes.get(&event.version)) {
+                    (Some(&(process, since_ms)), _) => Cause::Departure { process, since_ms },
+                    (None, Some(&(process, departures))) => Cause::Writes { process, departures },
+                    (None, None) => Cause::Change { key: event.key.clone(), version: event.version },
                 };
                 let woken = self.woken.entry(cause.clone()).or_default();
                 if woken.iter().any(|(woken, ..)| *woken == process) {
@@ -436,8 +457,14 @@ impl Checker {
                 Some(resigning) => Some(resigning.since_ms),
                 None => self.resigned_ms.get(&process).copied().filter(|_| left),
             };
+            let key = match &request {
+                Call::Cas { key, .. } | Call::Delete { key, .. } => Some(key),
+                _ => None,
+            };
             if let Some(since_ms) = since {
                 self.departures.insert(revision, (process, since_ms));
+            } else if key.is_some_and(|key| !self.is_queue_key(key) && !key.starts_with(ELECTION_PREFIX)) {
+                self.outside_writes.insert(revision, (process, self.keys_departed));
             }
         }
         match (&request, result) {
@@ -580,7 +607,15 @@ impl Checker {
         match note {
             Note::Calling { function } if function == "campaign" => {
                 self.campaigning.insert(process, at_ms);
-                let wait = Wait { started_ms: at_ms, calls: 0, changes: 0, own_key_watches: 0, own_key_watch: None };
+                let wait = Wait {
+                    started_ms: at_ms,
+                    calls: 0,
+                    changes: 0,
+                    own_key_watches: 0,
+                    own_key_watch: None,
+                    outside_wakes: 0,
+                    outside_wake: None,
+                };
                 self.waits.insert(process, wait);
                 let begun = self.campaigns_begun.entry(process).or_insert(0);
                 let ttl_ms = self
@@ -825,7 +860,18 @@ impl Checker {
         }
         if polls(calls, changes) {
             let (own_key_watches, own_key_watch) = (wait.own_key_watches, wait.own_key_watch.clone());
+            let (outside_wakes, outside_wake) = (wait.outside_wakes, wait.outside_wake.clone());
             let cause = match (self.stale_wake.get(&process), own_key_watch) {
+                (None, None) if outside_wakes > 0 => {
+                    let (event, writer) = outside_wake.unwrap_or_else(|| unreachable!("counted with it"));
+                    let by = writer.map_or(String::new(), |writer| format!(" by {}", ProcessName(writer)));
+                    format!(
+                        "it was woken {} by changes of keys outside the queue, the latest the {} of {:?}{by}: a waiter should wake only when the key just ahead of it changes; watch only that key",
+                        times(outside_wakes),
+                        event.kind,
+                        event.key
+                    )
+                }
                 (Some(stale), _) => format!(
                     "its watch({:?}, {}) answered at once with the {} at version {}, which its last list had already shown: watch from the version of your list reply, so that only a newer change wakes you",
                     stale.key, stale.after_version, stale.kind, stale.version
@@ -863,6 +909,25 @@ impl Checker {
         let first = &woken[0].1;
         let one_change = woken.iter().all(|(_, event, _)| event.key == first.key && event.version == first.version);
         let what = match cause {
+            Cause::Writes { process, .. } if !one_change => {
+                let changes: Vec<String> = woken
+                    .iter()
+                    .map(|(woken, event, _)| {
+                        format!(
+                            "{} by the {} of {:?} (version {})",
+                            ProcessName(*woken),
+                            event.kind,
+                            event.key,
+                            event.version
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{}'s writes of keys outside the queue, one for each waiter ({}),",
+                    ProcessName(*process),
+                    changes.join(", ")
+                )
+            }
             Cause::Departure { process, since_ms } if !one_change => {
                 let changes: Vec<String> = woken
                     .iter()

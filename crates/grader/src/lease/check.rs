@@ -115,6 +115,8 @@ struct Replica {
     resumed_by: Option<CallId>,
     /// The sleep of the unit of work under way (`ctx.work()` is a note, then a sleep).
     work_sleep: Option<CallId>,
+    /// Store calls and sleeps made and not yet answered.
+    calls_in_flight: u32,
     /// A unit of work just noted, whose sleep is the next call.
     work_started: bool,
     /// Units of work since `lead` was last called.
@@ -244,6 +246,7 @@ impl<'a> Checker<'a> {
                 let tenure = self.replica(process).acquisitions;
                 self.requests.insert(*call, Sent { request: request.clone(), local_ms, in_lead, tenure });
                 let replica = self.replica(process);
+                replica.calls_in_flight += 1;
                 if std::mem::take(&mut replica.work_started) && matches!(request, Call::Sleep { .. }) {
                     replica.work_sleep = Some(*call);
                 } else if let (true, Some(failed_ms)) = (in_lead, replica.failed_renewal_ms) {
@@ -307,6 +310,7 @@ impl<'a> Checker<'a> {
                     });
                 let replica = self.replica(process);
                 replica.resumed_by = Some(*call);
+                replica.calls_in_flight = replica.calls_in_flight.saturating_sub(1);
                 let after_work = replica.work_sleep == Some(*call);
                 if after_work {
                     replica.work_sleep = None;
@@ -342,11 +346,13 @@ impl<'a> Checker<'a> {
                     }
                 }
             }
-            (Happening::Lost { call }, Some(process))
-                if self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request)) =>
-            {
+            (Happening::Lost { call }, Some(process)) => {
+                let renewal = self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request));
                 let replica = self.replica(process);
-                replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
+                replica.calls_in_flight = replica.calls_in_flight.saturating_sub(1);
+                if renewal {
+                    replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
+                }
             }
             (Happening::Expire { key, .. }, _) if key == LEASE_KEY => {
                 let overdue = self.holder.as_ref().and_then(|holder| {
@@ -889,6 +895,28 @@ impl<'a> Checker<'a> {
             if end_ms > failover.deadline_ms {
                 return self.failover_violation(index, end_ms);
             }
+        }
+        // A lead() that, after its renewal failed, waits for something that never comes (nothing it
+        // started before is still under way) never returns: it does not return at once.
+        let hung = self.replicas.iter().enumerate().find(|(_, replica)| {
+            replica.function.as_deref() == Some("lead")
+                && replica.failed_renewal_ms.is_some()
+                && replica.calls_in_flight == 0
+                && !replica.crashed
+                && !replica.failed
+        });
+        if let (Some((process, replica)), Ending::Limit { limit: Limit::Time }) = (hung, &execution.ending) {
+            return violation(
+                "stop-after-failed-renewal",
+                format!(
+                    "{}'s renewal failed at t={} ms, and lead() had still not returned when the run ended at t={end_ms} ms, though it waited for no store call and no sleep: when a renewal fails, lead() must return at once",
+                    ProcessName(process as ProcessIndex),
+                    replica.failed_renewal_ms.unwrap_or_default()
+                ),
+                index,
+                end_ms,
+                Some(process as ProcessIndex),
+            );
         }
         let why = match &execution.ending {
             Ending::Limit { limit: Limit::Time } | Ending::AllFinished | Ending::Stopped => return None,
