@@ -12,10 +12,13 @@
 //!   older key is left in the queue (a key already gone only if the caller's
 //!   last call was a read that showed it as the oldest, and it expired after,
 //!   created with the ttlMs campaign() was given);
-//! - `wake-one`: one change of any key, in the queue or not, wakes at most
-//!   one waiter (of those in the queue, or in `campaign` and not yet joined;
-//!   one whose own key ran out is excused until it joins again), and a
-//!   waiter waits with `watch`:
+//! - `wake-one`: one cause wakes at most one waiter (of those in the queue,
+//!   or in `campaign` and not yet joined; one whose own key ran out is
+//!   excused until it joins again): one change of any key, in the queue or
+//!   not; or every change a process makes from its `resign` until its next
+//!   key joins the queue (its departure); or one process's writes of keys
+//!   outside the queue between two departures (see [`Cause`]). And a waiter
+//!   waits with `watch`:
 //!   it does not sleep while an older key is ahead of its own, and the calls
 //!   it makes while another's key is ahead stay proportional to the changes
 //!   it could be waiting for (keys ahead of it leaving, its own place
@@ -173,7 +176,7 @@ struct Checker {
     stale_wake: HashMap<ProcessIndex, StaleWake>,
     /// The version at which each key last left the store.
     departed_version: HashMap<String, u64>,
-    /// Which processes a change (key, version) woke, and how each had watched.
+    /// Which processes each cause woke, and how each had watched.
     woken: HashMap<Cause, Woken>,
     /// The version of each change a departure made, to its process and resign's start.
     departures: HashMap<u64, (ProcessIndex, u64)>,
