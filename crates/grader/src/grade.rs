@@ -157,17 +157,24 @@ pub fn case_from_token<E: Exercise>(exercise: &E, token: &str) -> Result<Case<E:
     if name != exercise.name() {
         return Err(format!("this replay token is for the {name} exercise, not {}", exercise.name()));
     }
-    let limits = exercise
-        .scenarios()
-        .into_iter()
-        .find(|candidate| candidate.id == scenario)
-        .map_or_else(|| exercise.random_case(0).limits, |found| found.case.limits);
-    Ok(Case {
-        scenario: scenario.to_string(),
-        plan: sim::token::decode(plan).map_err(|error| error.to_string())?,
-        workload: E::Workload::decode(workload)?,
-        limits,
-    })
+    let plan = sim::token::decode(plan).map_err(|error| error.to_string())?;
+    // The test's own case: a token's plan must be that case's or one its shrinking makes, so that a
+    // hand-made token cannot show a run under faults the exercise never plans.
+    let planned = match exercise.scenarios().into_iter().find(|candidate| candidate.id == scenario) {
+        Some(found) => found.case,
+        None if scenario == RANDOM_TEST.0 => exercise.random_case(plan.seed),
+        None => {
+            let tests: Vec<&str> = exercise.scenarios().iter().map(|found| found.id).chain([RANDOM_TEST.0]).collect();
+            return Err(format!(
+                "this replay token names the test `{scenario}`, which the {} exercise does not have (its tests: {})",
+                exercise.name(),
+                tests.join(", ")
+            ));
+        }
+    };
+    sim::shrink::check_shrunk_from(&planned.plan, &plan)
+        .map_err(|why| format!("this replay token's plan cannot be one of the `{scenario}` test's runs: {why}"))?;
+    Ok(Case { scenario: scenario.to_string(), plan, workload: E::Workload::decode(workload)?, limits: planned.limits })
 }
 
 /// Runs every test of the exercise against one submission.
