@@ -159,6 +159,8 @@ struct Checker {
     resigning: BTreeMap<ProcessIndex, Resigning>,
     /// Crashed processes, and when.
     crashed: HashMap<ProcessIndex, u64>,
+    /// Processes whose workload is done (their code may still run).
+    finished: std::collections::HashSet<ProcessIndex>,
     /// Each process's TTL for its current `campaign` (the workload's), and how many campaigns it has begun.
     campaign_ttl: HashMap<ProcessIndex, u64>,
     campaigns_begun: HashMap<ProcessIndex, usize>,
@@ -225,6 +227,7 @@ impl Checker {
             campaigning: BTreeMap::new(),
             resigning: BTreeMap::new(),
             crashed: HashMap::new(),
+            finished: std::collections::HashSet::new(),
             campaign_ttl: HashMap::new(),
             campaigns_begun: HashMap::new(),
             scripts: case.workload.scripts.clone(),
@@ -434,6 +437,9 @@ impl Checker {
                 self.update_due(at_ms, index);
             }
             Happening::Note { note } => return self.note(index, at_ms, process, note),
+            Happening::Finish => {
+                self.finished.insert(process);
+            }
             _ => {}
         }
         None
@@ -450,6 +456,9 @@ impl Checker {
     ) -> Option<Violation> {
         let request = self.requests.get(&call)?.clone();
         if let Some(found) = self.changed_by_another(index, at_ms, process, &request, result) {
+            return Some(found);
+        }
+        if let Some(found) = self.written_without_ttl(index, at_ms, process, &request, result) {
             return Some(found);
         }
         // A change a leaving process makes (in resign, or after it, until its next key joins the queue) is
@@ -519,6 +528,38 @@ impl Checker {
             _ => {}
         }
         None
+    }
+
+    /// A candidate's key written with no TTL (`key-has-ttl`): if its owner
+    /// crashes, it stays in the queue for ever and holds up everyone behind
+    /// it; written after its owner's work is done, it holds up the next election.
+    fn written_without_ttl(
+        &self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        request: &Call,
+        result: &Reply,
+    ) -> Option<Violation> {
+        let (Call::Cas { key, ttl_ms: None, .. }, Reply::Cas { ok: true, .. }) = (request, result) else { return None };
+        if !key.starts_with(ELECTION_PREFIX) {
+            return None;
+        }
+        let given = match self.campaign_ttl.get(&process) {
+            Some(ttl_ms) => format!(" (campaign() was given ttlMs {ttl_ms})"),
+            None => String::new(),
+        };
+        let when = if self.finished.contains(&process) { ", after its work was done," } else { "" };
+        violation(
+            "key-has-ttl",
+            format!(
+                "{} wrote {key:?}{when} with no TTL{given}: a key that never expires stays in the queue for ever if its owner crashes, and holds up every candidate behind it. Pass {{ ttlMs }} to every compareAndSwap of a candidate's key",
+                ProcessName(process)
+            ),
+            index,
+            at_ms,
+            process,
+        )
     }
 
     /// Whose key `key` is: the process that created it, while it is in the
@@ -1174,13 +1215,10 @@ mod tests {
     }
 
     #[test]
-    fn a_crashed_candidates_key_with_no_ttl_is_the_story() {
+    fn a_key_with_no_ttl_is_the_story() {
         let (rule, message) = story(Mistake::NoTtl, "leader-crashes");
-        assert_eq!(rule, "no-stuck-waiter", "{message}");
-        assert!(
-            message.contains("\"election/p1\" is p1's key, created with no TTL, and p1 crashed at t=300 ms"),
-            "{message}"
-        );
+        assert_eq!(rule, "key-has-ttl", "{message}");
+        assert!(message.contains("p1 wrote \"election/p1\" with no TTL (campaign() was given ttlMs 300)"), "{message}");
         assert!(!message.contains("A watch only wakes you"), "{message}");
     }
 
