@@ -1,7 +1,8 @@
 // Versioned verdicts, as the runner (the page's worker and the CLI) meets
 // them: reports and replay tokens carry the grader's version, a token of
 // this version replays, and a token from another version is refused with a
-// message that names both versions, never replayed under other rules.
+// message that names both versions, never replayed under other rules; nor
+// is a token whose plan its test never runs (a hand-made fault).
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -46,6 +47,17 @@ test("a token without a version is refused, naming this grader's version", async
   await assert.rejects(replaySource(engines, { exercise: "lock", source: starter, token: stampOf(null) }), (error) => {
     assert.match(error.message, /carries no version/);
     assert.ok(error.message.includes(version), error.message);
+    return true;
+  });
+});
+
+test("a token whose faults its test never plans is refused, naming the fault", async () => {
+  // The same test, workload and plan, with a pause of 1,000 s that no lock test plans.
+  const scenario = token.split(":")[1];
+  const forged = `${token}.P0@10+1000000`;
+  await assert.rejects(replaySource(engines, { exercise: "lock", source: starter, token: forged }), (error) => {
+    assert.match(error.message, /`P0@10\+1000000` is not one this test plans/);
+    assert.match(error.message, new RegExp(`cannot be one of the \`${scenario}\` test's runs`));
     return true;
   });
 });

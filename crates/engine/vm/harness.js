@@ -43,8 +43,14 @@
    */
   let outbox = [];
   let nextCallId = 0;
-  /** Processes that may still call (not finished, not crashed). */
+  /** Processes whose workload is under way (started, not finished, not crashed). */
   const running = new Set();
+  /**
+   * Processes whose code may still call (started and not crashed): a
+   * process whose workload finished keeps calling if its code does (a task
+   * it left running), and those calls are part of the run like any other.
+   */
+  const live = new Set();
   /**
    * Each process's local clock at the current step: the host's text
    * ("<ms>,<ms>,…"), read into numbers only when code asks `now()` (most
@@ -108,8 +114,8 @@
    * The call's id is the simulation's next call number (see the top).
    */
   function storeCall(process, callJson) {
-    // A process that finished or crashed is not running: its promise never settles.
-    if (!running.has(process)) return new Promise(() => {});
+    // A crashed process never runs again: its promise never settles.
+    if (!live.has(process)) return new Promise(() => {});
     const id = nextCallId++;
     outbox.push("c" + process + "|" + callJson);
     return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
@@ -548,6 +554,7 @@
       setClocks(nowsText);
       current = process;
       running.add(process);
+      live.add(process);
       const run = SCRIPT_RUNNERS[exercise];
       const ctx = ctxOf(process);
       (async () => {
@@ -564,6 +571,7 @@
     /** The process crashed: it never runs again. */
     crashed(process) {
       running.delete(process);
+      live.delete(process);
     },
     /** The messages since the last flush, one line each (see `outbox`). */
     flush() {

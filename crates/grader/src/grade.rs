@@ -86,7 +86,7 @@ pub const RUN_STOPPED: &str = "run-stopped";
 /// so if no rule explains the stop, the run fails anyway: a stop can never
 /// pass silently, whoever it was blamed on.
 pub fn verdict<E: Exercise>(exercise: &E, case: &Case<E::Workload>, execution: &Execution) -> Option<Violation> {
-    let found = exercise.check(case, execution).or_else(|| {
+    let found = exercise.check(case, execution).or_else(|| still_running_after_the_work(case, execution)).or_else(|| {
         (execution.ending == Ending::Stopped).then(|| {
             let last = execution.trace.last();
             Violation::new(
@@ -103,6 +103,53 @@ pub fn verdict<E: Exercise>(exercise: &E, case: &Case<E::Workload>, execution: &
         message: crate::shown::cut_middle(&violation.message, crate::shown::MESSAGE_CHARS_MAX),
         ..violation
     })
+}
+
+/// A run that every process's workload had finished (or crashed out of),
+/// and that went on until a limit ended it: some code was left running
+/// after its work was done (a keep-alive never stopped, a loop in a task
+/// nobody waited for). It breaks the rule every exercise shares: each run
+/// finishes within the limits. Blamed on the process whose call came last.
+fn still_running_after_the_work<W>(case: &Case<W>, execution: &Execution) -> Option<Violation> {
+    let Ending::Limit { limit } = &execution.ending else { return None };
+    let processes = case.plan.processes as usize;
+    let mut done = vec![false; processes];
+    let mut finished_ms = vec![0; processes];
+    let mut last_call: Option<(usize, &sim::TraceEvent)> = None;
+    for (index, event) in execution.trace.iter().enumerate() {
+        let Some(process) = event.process.map(|process| process as usize).filter(|&process| process < processes) else {
+            continue;
+        };
+        match &event.happening {
+            sim::Happening::Finish => {
+                done[process] = true;
+                finished_ms[process] = event.at_ms;
+            }
+            sim::Happening::Crash => done[process] = true,
+            sim::Happening::Invoke { .. } => last_call = Some((index, event)),
+            _ => {}
+        }
+    }
+    if !done.iter().all(|&done| done) {
+        return None;
+    }
+    let (index, event) = last_call?;
+    let process = event.process?;
+    let sim::Happening::Invoke { request, .. } = &event.happening else { return None };
+    let name = sim::process_name(process);
+    let since = finished_ms[process as usize];
+    Some(Violation::new(
+        NO_ERRORS,
+        format!(
+            "{name} finished its work at t={since} ms, but its code went on running: it called {} at t={} ms, and nothing stopped it before the run was ended ({}). A task left running after the work is done (a keep-alive, a loop nobody waits for) must stop: stop what a function starts before it returns, or when unlock or resign runs",
+            request.describe(),
+            event.at_ms,
+            limit.describe(&case.limits)
+        ),
+        Some(index),
+        event.at_ms,
+        Some(process),
+    ))
 }
 
 /// How much to run.
@@ -157,17 +204,24 @@ pub fn case_from_token<E: Exercise>(exercise: &E, token: &str) -> Result<Case<E:
     if name != exercise.name() {
         return Err(format!("this replay token is for the {name} exercise, not {}", exercise.name()));
     }
-    let limits = exercise
-        .scenarios()
-        .into_iter()
-        .find(|candidate| candidate.id == scenario)
-        .map_or_else(|| exercise.random_case(0).limits, |found| found.case.limits);
-    Ok(Case {
-        scenario: scenario.to_string(),
-        plan: sim::token::decode(plan).map_err(|error| error.to_string())?,
-        workload: E::Workload::decode(workload)?,
-        limits,
-    })
+    let plan = sim::token::decode(plan).map_err(|error| error.to_string())?;
+    // The test's own case: a token's plan must be that case's or one its shrinking makes, so that a
+    // hand-made token cannot show a run under faults the exercise never plans.
+    let planned = match exercise.scenarios().into_iter().find(|candidate| candidate.id == scenario) {
+        Some(found) => found.case,
+        None if scenario == RANDOM_TEST.0 => exercise.random_case(plan.seed),
+        None => {
+            let tests: Vec<&str> = exercise.scenarios().iter().map(|found| found.id).chain([RANDOM_TEST.0]).collect();
+            return Err(format!(
+                "this replay token names the test `{scenario}`, which the {} exercise does not have (its tests: {})",
+                exercise.name(),
+                tests.join(", ")
+            ));
+        }
+    };
+    sim::shrink::check_shrunk_from(&planned.plan, &plan)
+        .map_err(|why| format!("this replay token's plan cannot be one of the `{scenario}` test's runs: {why}"))?;
+    Ok(Case { scenario: scenario.to_string(), plan, workload: E::Workload::decode(workload)?, limits: planned.limits })
 }
 
 /// Runs every test of the exercise against one submission.

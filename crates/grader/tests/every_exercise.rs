@@ -1,7 +1,8 @@
 //! What must hold for every exercise alike, in one loop over the registry:
 //! grading is deterministic byte for byte, and every failure's replay token
 //! reproduces its run exactly (the same trace up to the violation, the same
-//! violation). A new exercise is covered by registering it.
+//! violation), and a hand-made token under faults the test never plans is
+//! refused by name. A new exercise is covered by registering it.
 
 use grader::dynamic::EXERCISE_LIST;
 use grader::{GradeOptions, Status};
@@ -52,5 +53,26 @@ fn every_replay_token_reproduces_its_shrunk_failure_exactly() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn a_token_under_faults_no_test_plans_is_refused_by_name() {
+    for exercise in EXERCISE_LIST {
+        let name = exercise.info().name;
+        let version = grader::registry::GRADER_VERSION;
+        // The plan is checked against the test's own before the workload is read.
+        let refused = |scenario: &str, plan: &str| {
+            grader::dynamic::case_json_from_token(name, &format!("{name}@{version}:{scenario}:-:{plan}"))
+                .expect_err(plan)
+        };
+        let pause = refused("random", "v1.s5.n1.l1-20.r.P0@100+999999");
+        assert!(pause.contains("`P0@100+999999` is not one this test plans"), "{name}: {pause}");
+        let crashes = refused("random", "v1.s5.n1.l1-20.r.C0@1.C0@1");
+        assert!(crashes.contains("cannot be one of the `random` test's runs"), "{name}: {crashes}");
+        let slow = refused("random", "v1.s5.n1.l1-2000.r");
+        assert!(slow.contains("latency range 1-2000 ms is not this test's"), "{name}: {slow}");
+        let unknown = refused("no-such-test", "v1.s5.n1.l1-20.r");
+        assert!(unknown.contains("names the test `no-such-test`, which the"), "{name}: {unknown}");
     }
 }

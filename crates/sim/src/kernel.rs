@@ -142,6 +142,8 @@ struct CallState {
     request: Call,
     reply: Option<Reply>,
     done: bool,
+    /// A watch that reached the store and waits for a change.
+    waiting: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -186,6 +188,9 @@ pub struct Sim {
     queue: BinaryHeap<Reverse<(u64, u64, Pending)>>,
     sequence: u64,
     waiting_watches: BTreeMap<kv::WatchId, CallId>,
+    /// Calls of finished processes not yet answered: the run goes on until
+    /// their code is quiet (see `background_busy`).
+    background: Vec<CallId>,
     trace: Vec<TraceEvent>,
     ended: Option<Ending>,
 }
@@ -217,6 +222,7 @@ impl Sim {
             queue: BinaryHeap::new(),
             sequence: 0,
             waiting_watches: BTreeMap::new(),
+            background: Vec::new(),
             trace: Vec::new(),
             ended: None,
         };
@@ -316,11 +322,29 @@ impl Sim {
     }
 
     fn running(&self, process: ProcessIndex) -> Result<(), HostError> {
+        match self.alive(process)? {
+            Life::Running => Ok(()),
+            _ => Err(HostError::NotRunning { process }),
+        }
+    }
+
+    /// The process's life, if it has not crashed: a crashed process's code never runs again.
+    fn alive(&self, process: ProcessIndex) -> Result<Life, HostError> {
         match self.processes.get(process as usize) {
             None => Err(HostError::UnknownProcess { process }),
-            Some(state) if state.life == Life::Running => Ok(()),
-            Some(_) => Err(HostError::NotRunning { process }),
+            Some(state) if state.life == Life::Crashed => Err(HostError::NotRunning { process }),
+            Some(state) => Ok(state.life),
         }
+    }
+
+    /// Whether a finished process still has a call under way that will be
+    /// answered whatever else happens (a sleep, a request or a reply on its
+    /// way): its code is not quiet yet. A watch that waits for a change is
+    /// not counted, since nothing may ever change its key.
+    fn background_busy(&mut self) -> bool {
+        let calls = &self.calls;
+        self.background.retain(|&call| !calls[call as usize].done);
+        self.background.iter().any(|&call| !calls[call as usize].waiting)
     }
 
     /// Latency bias of the PCT-like scheduler for `process` at this moment.
@@ -354,10 +378,15 @@ impl Sim {
         base + extra + self.priority_bias_ms(process)
     }
 
-    /// A process makes a call; the answer comes through `next_step()`.
+    /// A process makes a call; the answer comes through `next_step()`. A
+    /// process whose workload finished may still call (code it left running,
+    /// a task it started and did not wait for): what it does is part of the run.
     pub fn call(&mut self, process: ProcessIndex, request: Call) -> Result<CallId, HostError> {
-        self.running(process)?;
+        let finished = self.alive(process)? == Life::Finished;
         let id = self.calls.len() as CallId;
+        if finished {
+            self.background.push(id);
+        }
         let index = self.processes[process as usize].calls_made;
         self.processes[process as usize].calls_made += 1;
         let sleep_ms = match request {
@@ -365,7 +394,7 @@ impl Sim {
             _ => None,
         };
         self.record(Some(process), Happening::Invoke { call: id, request: request.clone() });
-        self.calls.push(CallState { process, index, request, reply: None, done: false });
+        self.calls.push(CallState { process, index, request, reply: None, done: false, waiting: false });
         match sleep_ms {
             Some(ms) => {
                 let clock = &self.processes[process as usize].clock;
@@ -382,17 +411,23 @@ impl Sim {
         Ok(id)
     }
 
-    /// A process declares something about itself (see [`Note`]).
+    /// A process declares something about itself (see [`Note`]); after its
+    /// workload finished too (what its code prints, say).
     pub fn note(&mut self, process: ProcessIndex, note: Note) -> Result<(), HostError> {
-        self.running(process)?;
+        self.alive(process)?;
         self.record(Some(process), Happening::Note { note });
         Ok(())
     }
 
-    /// The process's workload returned; it makes no more calls.
+    /// The process's workload returned. Its calls still under way, and any it
+    /// makes from now on, go on as before: the run ends once every process
+    /// has finished or crashed and their code is quiet.
     pub fn finish(&mut self, process: ProcessIndex) -> Result<(), HostError> {
         self.running(process)?;
         self.processes[process as usize].life = Life::Finished;
+        let under_way = self.calls.iter().enumerate().filter(|(_, call)| call.process == process && !call.done);
+        let under_way: Vec<CallId> = under_way.map(|(id, _)| id as CallId).collect();
+        self.background.extend(under_way);
         self.record(Some(process), Happening::Finish);
         Ok(())
     }
@@ -427,7 +462,7 @@ impl Sim {
             let next_expiry_ms = self.next_expiry_ms();
             let next_event_ms = self.queue.peek().map(|Reverse((at, _, _))| *at);
             let all_done = self.processes.iter().all(|state| state.life != Life::Running);
-            if all_done {
+            if all_done && !self.background_busy() {
                 self.ended = Some(Ending::AllFinished);
                 continue;
             }
@@ -494,6 +529,7 @@ impl Sim {
     fn wake_watchers(&mut self) {
         for (watch, event) in self.store.take_fired() {
             let Some(call) = self.waiting_watches.remove(&watch) else { continue };
+            self.calls[call as usize].waiting = false;
             let reply = Reply::Watch { event: WatchEvent::from_kv(&event) };
             self.answer(call, reply);
         }
@@ -587,6 +623,7 @@ impl Sim {
                 Ok(kv::WatchStart::Ready { event }) => Reply::Watch { event: WatchEvent::from_kv(&event) },
                 Ok(kv::WatchStart::Waiting { watch }) => {
                     waiting_watches.insert(watch, call);
+                    calls[call as usize].waiting = true;
                     return;
                 }
                 Err(error) => refused(error),
@@ -615,8 +652,7 @@ impl Sim {
                 }
                 return None;
             }
-            Life::Finished => return None,
-            Life::Running => {}
+            Life::Finished | Life::Running => {}
         }
         if let Some(until_ms) = state.paused_until_ms {
             if until_ms > self.now_ms {

@@ -71,6 +71,20 @@ impl Fault {
         }
     }
 
+    /// The same fault for another process.
+    pub fn renumbered(&self, to: ProcessIndex) -> Fault {
+        let mut fault = self.clone();
+        match &mut fault {
+            Fault::Pause { process, .. }
+            | Fault::Crash { process, .. }
+            | Fault::DelayRequest { process, .. }
+            | Fault::DelayReply { process, .. }
+            | Fault::ClockDrift { process, .. }
+            | Fault::ClockJump { process, .. } => *process = to,
+        }
+        fault
+    }
+
     pub fn kind(&self) -> FaultKind {
         match self {
             Fault::Pause { .. } => FaultKind::Pause,

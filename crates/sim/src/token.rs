@@ -13,6 +13,29 @@ fn list(values: &[u64]) -> String {
     values.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// The scheduler as a token writes it: `r`, or `q1,0,2/1200/5`.
+pub fn scheduler_part(scheduler: &Scheduler) -> String {
+    match scheduler {
+        Scheduler::Random => "r".into(),
+        Scheduler::Priority { order, change_points_ms, bias_ms } => {
+            let order: Vec<u64> = order.iter().map(|process| u64::from(*process)).collect();
+            format!("q{}/{}/{bias_ms}", list(&order), list(change_points_ms))
+        }
+    }
+}
+
+/// One fault as a token writes it: `P0@1200+3000`.
+pub fn fault_part(fault: &Fault) -> String {
+    match fault {
+        Fault::Pause { process, at_ms, duration_ms } => format!("P{process}@{at_ms}+{duration_ms}"),
+        Fault::Crash { process, at_ms } => format!("C{process}@{at_ms}"),
+        Fault::DelayRequest { process, call, extra_ms } => format!("R{process}#{call}+{extra_ms}"),
+        Fault::DelayReply { process, call, extra_ms } => format!("A{process}#{call}+{extra_ms}"),
+        Fault::ClockDrift { process, percent } => format!("D{process}%{percent}"),
+        Fault::ClockJump { process, at_ms, forward_ms } => format!("J{process}@{at_ms}+{forward_ms}"),
+    }
+}
+
 pub fn encode(plan: &Plan) -> String {
     let mut parts = vec![
         "v1".to_string(),
@@ -20,23 +43,8 @@ pub fn encode(plan: &Plan) -> String {
         format!("n{}", plan.processes),
         format!("l{}-{}", plan.latency_min_ms, plan.latency_max_ms),
     ];
-    parts.push(match &plan.scheduler {
-        Scheduler::Random => "r".into(),
-        Scheduler::Priority { order, change_points_ms, bias_ms } => {
-            let order: Vec<u64> = order.iter().map(|process| u64::from(*process)).collect();
-            format!("q{}/{}/{bias_ms}", list(&order), list(change_points_ms))
-        }
-    });
-    for fault in &plan.faults {
-        parts.push(match fault {
-            Fault::Pause { process, at_ms, duration_ms } => format!("P{process}@{at_ms}+{duration_ms}"),
-            Fault::Crash { process, at_ms } => format!("C{process}@{at_ms}"),
-            Fault::DelayRequest { process, call, extra_ms } => format!("R{process}#{call}+{extra_ms}"),
-            Fault::DelayReply { process, call, extra_ms } => format!("A{process}#{call}+{extra_ms}"),
-            Fault::ClockDrift { process, percent } => format!("D{process}%{percent}"),
-            Fault::ClockJump { process, at_ms, forward_ms } => format!("J{process}@{at_ms}+{forward_ms}"),
-        });
-    }
+    parts.push(scheduler_part(&plan.scheduler));
+    parts.extend(plan.faults.iter().map(fault_part));
     parts.join(".")
 }
 

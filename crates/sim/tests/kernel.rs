@@ -180,7 +180,6 @@ fn a_failure_is_recorded_even_after_the_process_finished() {
     // call); a stop blamed on it must still be on the record.
     let (ending, mut sim) = run(Plan::calm(1, 1), |ctx| Box::pin(async move { ctx.sleep(5).await }));
     assert_eq!(ending, Ending::AllFinished);
-    assert!(sim.note(0, Note::Failed { message: "dropped".into() }).is_err(), "a finished process's notes are refused");
     sim.fail(0, "lock.js kept running".into());
     assert_eq!(notes(&sim).last(), Some(&(0, Note::Failed { message: "lock.js kept running".into() })));
     // An unknown process's failure is the run's own.
@@ -204,4 +203,75 @@ fn a_token_whose_fault_names_a_missing_process_is_refused_by_name() {
     let error = sim::token::decode("v1.s1.n2.l1-20.r.C5@100").unwrap_err();
     assert!(error.to_string().contains("process 5 (p6)"), "{error}");
     assert!(sim::token::decode("v1.s1.n2.l1-20.r.C1@100").is_ok());
+}
+
+/// Drives `sim` by hand: delivers every answer and returns the calls delivered, in order.
+fn deliver_all(sim: &mut Sim) -> (Vec<sim::CallId>, Ending) {
+    let mut delivered = Vec::new();
+    loop {
+        match sim.next_step() {
+            Next::Resume { call, .. } => delivered.push(call),
+            Next::Crashed { .. } => {}
+            Next::Done(ending) => return (delivered, ending),
+        }
+    }
+}
+
+#[test]
+fn what_a_process_does_after_its_workload_finished_is_part_of_the_run() {
+    let mut sim = Sim::new(Plan::calm(3, 2), SimLimits::default());
+    // p2 holds a key; p1 finishes with a delete still on its way, then, from a
+    // task it left running, sleeps and writes.
+    let p2_key = sim
+        .call(
+            1,
+            sim::Call::Cas {
+                key: "k".into(),
+                next_value: "p2".into(),
+                current_value: None,
+                version: None,
+                ttl_ms: None,
+            },
+        )
+        .unwrap();
+    sim.finish(1).unwrap();
+    let delete = sim.call(0, sim::Call::Delete { key: "other".into(), version: None }).unwrap();
+    sim.finish(0).unwrap();
+    let sleep = sim.call(0, sim::Call::Sleep { ms: 50 }).unwrap();
+    let (mut delivered, ending) = deliver_all(&mut sim);
+    delivered.sort_unstable();
+    assert_eq!(delivered, vec![p2_key, delete, sleep], "calls under way at the finish and made after it are answered");
+    assert_eq!(ending, Ending::AllFinished);
+    // The sleep's end resumed p1's task, which writes p2's key: recorded, applied.
+    let mut sim = Sim::new(Plan::calm(3, 2), SimLimits::default());
+    sim.finish(1).unwrap();
+    sim.finish(0).unwrap();
+    let write = sim.call(
+        0,
+        sim::Call::Cas { key: "k".into(), next_value: "p1".into(), current_value: None, version: None, ttl_ms: None },
+    );
+    assert!(write.is_ok(), "a finished process may still call");
+    let (delivered, _) = deliver_all(&mut sim);
+    assert_eq!(delivered.len(), 1);
+    assert!(sim.store().get("k").is_some(), "its write reached the store");
+    assert!(sim.note(0, Note::Console { text: "after".into() }).is_ok(), "a finished process may still print");
+}
+
+#[test]
+fn a_finished_process_waiting_on_a_watch_does_not_keep_the_run_going() {
+    let mut sim = Sim::new(Plan::calm(3, 1), SimLimits::default());
+    sim.finish(0).unwrap();
+    sim.call(0, sim::Call::Watch { key: "never".into(), after_version: 1 }).unwrap();
+    let (delivered, ending) = deliver_all(&mut sim);
+    assert_eq!((delivered, ending), (vec![], Ending::AllFinished));
+}
+
+#[test]
+fn a_crashed_process_calls_no_more() {
+    let plan = Plan { faults: vec![Fault::Crash { process: 0, at_ms: 5 }], ..Plan::calm(3, 1) };
+    let mut sim = Sim::new(plan, SimLimits::default());
+    sim.call(0, sim::Call::Sleep { ms: 100 }).unwrap();
+    let (_, ending) = deliver_all(&mut sim);
+    assert_eq!(ending, Ending::AllFinished);
+    assert!(sim.call(0, sim::Call::Sleep { ms: 1 }).is_err());
 }

@@ -31,7 +31,10 @@
 //! - `version-compare`: the `version` option was not honoured;
 //! - `versioned-delete`: `delete(key, { version })` ignored the version;
 //! - `delete-answer`: `delete` answered wrongly otherwise;
-//! - `failed-cas-changes-nothing`: a failed compareAndSwap changed the key's versions;
+//! - `failed-cas-changes-nothing`: a failed compareAndSwap changed the key's
+//!   versions, or its `keyVersion` where the run shows the store counting
+//!   writes right whenever no compareAndSwap on the key has failed (see
+//!   [`KeyVersionCounting`]);
 //! - `key-version`: `keyVersion` is not the count of writes since (re)creation;
 //! - `read-state`: a read shows the wrong value or presence, for another reason;
 //! - `read-version`, `version-unique`, `version-increases`: see above;
@@ -79,7 +82,23 @@ pub struct Finding {
 /// the run stopped, with `failure` saying why) against `kv`'s.
 pub fn check_answers(workload: &CasWorkload, answers: &[Reply], failure: Option<&str>) -> Option<Finding> {
     let expected = expected_answers(workload).expect("workloads are checked when generated or decoded");
-    let mut checker = Checker::default();
+    let finding = first_finding(workload, &expected, answers, failure, None)?;
+    if finding.invariant != KEY_VERSION {
+        return Some(finding);
+    }
+    // A wrong keyVersion: whether a failed compareAndSwap explains it takes the whole run, read only now.
+    let counting = KeyVersionCounting::of(workload, answers);
+    first_finding(workload, &expected, answers, failure, Some(counting))
+}
+
+fn first_finding(
+    workload: &CasWorkload,
+    expected: &[Reply],
+    answers: &[Reply],
+    failure: Option<&str>,
+    counting: Option<KeyVersionCounting>,
+) -> Option<Finding> {
+    let mut checker = Checker { counting, ..Checker::default() };
     let mut now_ms = 0;
     // The learner's successful writes by the version it returned: to tell
     // when an answer shows another key's record.
@@ -188,6 +207,8 @@ struct Live {
     cleared_ttl: Option<Rc<Write>>,
     /// A compareAndSwap on the key that failed since its last write.
     failed_since: Option<Write>,
+    /// The first compareAndSwap on the key that failed in this life of it.
+    failed_in_life: Option<Write>,
 }
 
 /// Why a key is not there.
@@ -307,8 +328,74 @@ fn answer_text(answer: &Reply) -> String {
     }
 }
 
+/// How the store counts `keyVersion` where no compareAndSwap on the key
+/// has failed in its current life, over the whole run: a wrong
+/// `keyVersion` seen only where one did fail is that failure's doing.
+#[derive(Clone, Debug, Default)]
+struct KeyVersionCounting {
+    /// An answer that showed a right `keyVersion` in such a life: the call, when, and the keyVersion.
+    right: Option<(Call, u64, u64)>,
+    /// Whether some answer showed a wrong one in such a life.
+    wrong: bool,
+}
+
+impl KeyVersionCounting {
+    fn of(workload: &CasWorkload, answers: &[Reply]) -> KeyVersionCounting {
+        let mut counting = KeyVersionCounting::default();
+        let mut oracle = super::answers::Oracle::new();
+        // Keys with a failed compareAndSwap in their current life, in kv's truth.
+        let mut failed: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for (index, op) in workload.ops.iter().enumerate() {
+            let Some(actual) = answers.get(index) else { break };
+            let key = op.key().map(str::to_string);
+            if let Some(key) = &key {
+                if oracle.store().get(key).is_none() {
+                    failed.remove(key);
+                }
+            }
+            let Ok(expected) = oracle.apply(&workload.ops).cloned() else { break };
+            let Some(key) = key else { continue };
+            let shown = match (&expected, actual) {
+                (Reply::Get { record: Some(want) }, Reply::Get { record: Some(got) }) => Some((want, got)),
+                (
+                    Reply::Cas { ok: false, current: Some(want), .. },
+                    Reply::Cas { ok: false, current: Some(got), .. },
+                ) => {
+                    failed.insert(key.clone());
+                    Some((want, got))
+                }
+                _ => None,
+            };
+            match (&expected, shown) {
+                (_, Some((want, got))) if !failed.contains(&key) && want.value == got.value => {
+                    if want.key_version == got.key_version {
+                        if counting.right.is_none() {
+                            let call = concrete_call(&workload.ops, index, answers).ok().flatten();
+                            counting.right = call.map(|call| (call, oracle.now_ms(), want.key_version));
+                        }
+                    } else {
+                        counting.wrong = true;
+                    }
+                }
+                (Reply::Delete { ok: true }, _) => {
+                    failed.remove(&key);
+                }
+                _ => {}
+            }
+        }
+        counting
+    }
+
+    /// The right showing, when the store never showed a wrong one outside a failed compareAndSwap's life.
+    fn right_elsewhere(&self) -> Option<&(Call, u64, u64)> {
+        self.right.as_ref().filter(|_| !self.wrong)
+    }
+}
+
 #[derive(Default)]
 struct Checker {
+    /// How the store counts keyVersion over the whole run, once a wrong one was seen.
+    counting: Option<KeyVersionCounting>,
     keys: BTreeMap<String, KeyFacts>,
     /// The learner's version of every successful write, and the write.
     writes_by_version: HashMap<u64, Rc<Write>>,
@@ -527,6 +614,28 @@ impl Checker {
                         ),
                     );
                 }
+                let failed_in_life = if in_failed_cas {
+                    live.failed_in_life.clone().or(Some(Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: None }))
+                } else {
+                    live.failed_in_life.clone()
+                };
+                let right_elsewhere = self.counting.as_ref().and_then(KeyVersionCounting::right_elsewhere);
+                if let (Some(failed), Some((right_call, right_ms, right_key_version)), true) =
+                    (failed_in_life, right_elsewhere, actual.key_version != want.key_version)
+                {
+                    return at.finding(
+                        FAILED_CAS_CHANGES_NOTHING,
+                        format!(
+                            "{} but keyVersion counts only the writes since the key was created, and this life of the key has seen a failed compareAndSwap, {} at t={} ms, which must change nothing, keyVersion included: the key is still {} ({}). Your store counts keyVersion right where no compareAndSwap failed ({} at t={right_ms} ms showed keyVersion {right_key_version}): count a write only once it succeeds; {must}",
+                            at.said,
+                            failed.call.describe(),
+                            failed.at_ms,
+                            record_text(Some(want)),
+                            live.last.by(),
+                            right_call.describe()
+                        ),
+                    );
+                }
                 if actual.key_version != want.key_version {
                     let story = if want.key_version == 1 {
                         format!(
@@ -542,10 +651,20 @@ impl Checker {
                             live.last.at_ms
                         )
                     };
+                    // The run cannot tell a miscount from a failed compareAndSwap's doing: name the failure too.
+                    let failed = match (in_failed_cas, &live.failed_in_life) {
+                        (true, _) => " (and this compareAndSwap failed: a failed one must not count)".to_string(),
+                        (false, Some(failed)) => format!(
+                            " (and {} at t={} ms failed in this life of the key: a failed compareAndSwap must not count)",
+                            failed.call.describe(),
+                            failed.at_ms
+                        ),
+                        (false, None) => String::new(),
+                    };
                     return at.finding(
                         KEY_VERSION,
                         format!(
-                            "{} but keyVersion counts the writes since the key was last created (1 on create, +1 per write, back to 1 after a delete or expiry): {story}, so it is {}; {must}",
+                            "{} but keyVersion counts the writes since the key was last created (1 on create, +1 per write, back to 1 after a delete or expiry): {story}, so it is {}{failed}; {must}",
                             at.said,
                             want.key_version
                         ),
@@ -765,17 +884,21 @@ impl Checker {
                     (None, Some(previous)) => previous.cleared_ttl.clone(),
                 };
                 let key_version = previous.as_ref().map_or(1, |previous| previous.record.key_version + 1);
+                let failed_in_life = previous.and_then(|previous| previous.failed_in_life);
                 facts.live = Some(Live {
                     record: Record { value: next_value.clone(), version: *version, key_version },
                     revision: *revision,
                     last: write,
                     cleared_ttl,
                     failed_since: None,
+                    failed_in_life,
                 });
             }
             (Call::Cas { .. }, Reply::Cas { ok: false, .. }, _) => {
                 if let Some(live) = self.facts(key).live.as_mut() {
-                    live.failed_since = Some(Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: None });
+                    let failed = Write { at_ms: at.at_ms, call: at.call.clone(), ttl_ms: None };
+                    live.failed_in_life.get_or_insert_with(|| failed.clone());
+                    live.failed_since = Some(failed);
                 }
             }
             (Call::Delete { .. }, Reply::Delete { ok: true }, _) => {

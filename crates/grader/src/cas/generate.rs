@@ -12,6 +12,11 @@
 //! text, and values such as `"null"` or the empty string. Keys stay within
 //! `kv`'s limits: at least one byte (etcd refuses an empty key), at most 256.
 //!
+//! TTLs reach both ends of what the README allows: 1 ms, and now and then
+//! the longest, a day (`TTL_MS_MAX`), whose deadline the clock then lands on
+//! like any other, or half way to it; these draw from a stream of their own
+//! too.
+//!
 //! The generator runs `kv` alongside ([`Oracle`]) so it can aim: it knows
 //! which keys are live, their values, their deadlines, and which earlier
 //! answers carry the current or a stale version of each key.
@@ -20,7 +25,7 @@ use sim::rng::Rng;
 use sim::Reply;
 
 use super::answers::{version_in, Oracle};
-use super::workload::{CasOp, CasWorkload};
+use super::workload::{CasOp, CasWorkload, TTL_MS_MAX};
 
 const KEYS: [&str; 3] = ["a", "b", "c"];
 const VALUES: [&str; 5] = ["x", "y", "z", "p1", "p2"];
@@ -72,6 +77,8 @@ pub const OPS_MAX: u64 = 64;
 
 struct Generator {
     rng: Rng,
+    /// For the edges of the inputs (the longest TTL), apart from `rng`.
+    edge_rng: Rng,
     oracle: Oracle,
     ops: Vec<CasOp>,
     keys: Vec<&'static str>,
@@ -115,6 +122,7 @@ pub fn random_workload(seed: u64) -> CasWorkload {
     let length = rng.range(OPS_MIN, OPS_MAX) as usize;
     let mut generator = Generator {
         rng,
+        edge_rng: Rng::new(seed ^ 0x6564_6765_5F74_746C),
         oracle: Oracle::new(),
         ops: Vec::with_capacity(length),
         keys,
@@ -172,10 +180,15 @@ impl Generator {
     }
 
     fn ttl_ms(&mut self) -> u64 {
-        match self.rng.range(0, 9) {
+        let ttl_ms = match self.rng.range(0, 9) {
             0 => 1,
             1..=3 => self.rng.range(1, 100),
             _ => self.rng.range(100, 2_000),
+        };
+        if self.edge_rng.chance(1, 30) {
+            TTL_MS_MAX
+        } else {
+            ttl_ms
         }
     }
 
@@ -243,6 +256,10 @@ impl Generator {
         if !ahead.is_empty() && self.rng.chance(2, 3) {
             let deadline_ms = *self.rng.pick(&ahead);
             let just_before = deadline_ms - now_ms > 1 && self.rng.chance(1, 4);
+            // Half way to a far deadline, now and then: a store that cuts long TTLs short shows it there.
+            if deadline_ms - now_ms > 10 * 60_000 && self.edge_rng.chance(1, 2) {
+                return CasOp::Advance { ms: (deadline_ms - now_ms) / 2 };
+            }
             return CasOp::Advance { ms: deadline_ms - now_ms - u64::from(just_before) };
         }
         let ms = if self.rng.chance(1, 3) { self.rng.range(1, 50) } else { self.rng.range(50, 1_500) };
@@ -305,5 +322,41 @@ mod tests {
         for key in ["__proto__", "constructor", "toString", "\u{430}", "e\u{301}", LONG_KEY_A, "a "] {
             assert!(seen_keys.contains(key), "no workload used the key {key:?}");
         }
+    }
+
+    #[test]
+    fn random_workloads_reach_the_edges_of_every_input() {
+        let ops: Vec<CasOp> = (1..=400).flat_map(|seed| random_workload(seed).ops).collect();
+        let ttls: Vec<u64> = ops
+            .iter()
+            .filter_map(|op| match op {
+                CasOp::Cas { ttl_ms, .. } => *ttl_ms,
+                _ => None,
+            })
+            .collect();
+        assert!(ttls.contains(&1), "no TTL of 1 ms");
+        assert!(ttls.contains(&TTL_MS_MAX), "no TTL of a day");
+        // The clock lands on a day-long TTL's deadline.
+        assert!(
+            ops.iter().any(|op| matches!(op, CasOp::Advance { ms } if *ms >= TTL_MS_MAX - 2_000)),
+            "no advance to a day's deadline"
+        );
+        let empty = |value: &Option<String>| value.as_deref() == Some("");
+        assert!(
+            ops.iter().any(|op| matches!(op, CasOp::Cas { current_value, .. } if empty(current_value))),
+            "no currentValue \"\""
+        );
+        assert!(
+            ops.iter().any(|op| matches!(op, CasOp::Cas { next_value, .. } if next_value.is_empty())),
+            "no nextValue \"\""
+        );
+        assert!(
+            ops.iter().any(|op| matches!(op, CasOp::Cas { current_value: None, version_of: Some(_), .. })),
+            "no create with a version"
+        );
+        assert!(
+            ops.iter().any(|op| matches!(op, CasOp::Delete { version_of: None, .. })),
+            "no delete without a version"
+        );
     }
 }

@@ -95,7 +95,7 @@ const SCENARIOS: [(&str, &str, &str); 9] = [
     (
         "ttl-deadline",
         "a TTL runs out exactly at its deadline",
-        "ca=x/~+1000,t999,ga,t1,ca=y/~,ga,cb=x/~+500,t500,gb,cb=z/x,db",
+        "ca=x/~+1000,t1000,ca=y/~,ga,cb=x/~+86400000,t86399999,gb,t1,gb,cb=z/x,db",
     ),
     (
         "rewrite-clears-ttl",
@@ -108,7 +108,11 @@ const SCENARIOS: [(&str, &str, &str); 9] = [
         "versioned delete removes only that version",
         "ca=x/~,ca=y/x,da@0,ga,da@1,ga,da,cb=x/~+500,t500,db",
     ),
-    ("failed-cas-changes-nothing", "a failed compareAndSwap changes nothing", "ca=x/~,ca=y/z,ga,ca=y/~,ga,ca=y/x@0,ga"),
+    (
+        "failed-cas-changes-nothing",
+        "a failed compareAndSwap changes nothing",
+        "ca=x/~,ga,ca=y/z,ga,ca=y/~,ga,ca=y/x@0,ga",
+    ),
     (
         "key-version",
         "keyVersion counts writes and restarts at 1",

@@ -12,25 +12,42 @@
 //!   older key is left in the queue (a key already gone only if the caller's
 //!   last call was a read that showed it as the oldest, and it expired after,
 //!   created with the ttlMs campaign() was given);
-//! - `wake-one`: one change of a key wakes at most one waiter (of those in
-//!   the queue, or in `campaign` and not yet joined; one whose own key ran
-//!   out is excused until it joins again), and a waiter waits with `watch`:
+//! - `wake-one`: one cause wakes at most one waiter (of those in the queue,
+//!   or in `campaign` and not yet joined; one whose own key ran out is
+//!   excused until it joins again): one change of any key, in the queue or
+//!   not; or every change a process makes from its `resign` until its next
+//!   key joins the queue (its departure); or one process's writes of keys
+//!   outside the queue between two departures (see [`Cause`]). And a waiter
+//!   waits with `watch`:
 //!   it does not sleep while an older key is ahead of its own, and the calls
 //!   it makes while another's key is ahead stay proportional to the changes
 //!   it could be waiting for (keys ahead of it leaving, its own place
 //!   leaving; never its other keys), by `waiting.rs`, the measure the lock's
 //!   `lock` is held to;
-//! - `resign-deletes`: `resign` removes the caller's key and nobody else's,
-//!   returns (a process still inside it when the run ends breaks the rule),
-//!   and answers true exactly when its delete removed that key;
+//! - `resign-deletes`: `resign` removes the caller's key by deleting it
+//!   (never by writing it) and nobody else's, returns (a process still
+//!   inside it when the run ends breaks the rule), and answers true exactly
+//!   when its delete removed that key;
+//! - `no-overwrite`: outside `resign`, nobody writes or deletes another
+//!   candidate's key: a key in the queue that another process created, or
+//!   one named `prefix + name` after another process;
 //! - `no-stuck-waiter`: on a calm network the oldest candidate takes office
 //!   within a few round trips of becoming the oldest; nobody waits in
 //!   `campaign` when nothing more can happen;
 //! - `no-errors`: the learner's functions did not throw.
+//!
+//! A story names what the trace shows: for a herd, which waiter watched what
+//! (a key outside the queue, a key further ahead than the one just ahead of
+//! it, from a list read before a newer key joined); for a waiter's calls, the
+//! watches of its own key it kept making; for a stuck waiter, a watch on a
+//! key that is not in the queue (the prefix itself, say).
 
 use std::collections::{BTreeMap, HashMap};
 
-use sim::{process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, Reply, Scheduler, TraceEvent};
+use sim::{
+    process_name, Call, CallId, Ending, Fault, Happening, Note, ProcessIndex, ProcessName, Reply, Scheduler,
+    TraceEvent, WatchEvent,
+};
 
 use super::workload::{ElectionWorkload, ELECTION_PREFIX};
 use crate::grade::{Case, Execution};
@@ -53,6 +70,12 @@ struct Wait {
     started_ms: u64,
     calls: u64,
     changes: u64,
+    /// Of those calls, watches of the waiter's own key, and the latest one.
+    own_key_watches: u64,
+    own_key_watch: Option<(String, u64)>,
+    /// Wake-ups by changes of keys outside the queue, and the latest (its event and writer).
+    outside_wakes: u64,
+    outside_wake: Option<(WatchEvent, Option<ProcessIndex>)>,
 }
 
 /// A process inside `resign`.
@@ -61,6 +84,33 @@ struct Resigning {
     since_ms: u64,
     deleted: bool,
 }
+
+/// A watch as it was made: what it watched, and where its caller stood then.
+#[derive(Clone, Debug)]
+struct WatchMade {
+    key: String,
+    /// The caller's own key then, and the key just ahead of it (with its create version).
+    own: Option<String>,
+    just_ahead: Option<(String, u64)>,
+    /// The version of the caller's latest list reply then.
+    listed_version: Option<u64>,
+}
+
+/// What made a change a waiter woke to: one change of a key; a process
+/// leaving, whose every change from its `resign` until its next key joins
+/// the queue counts as one departure (a leader that writes a key for each
+/// waiter as it leaves, or as it campaigns again, wakes them all); or one
+/// process's writes of keys outside the queue between two departures (a
+/// new leader that writes a key for each waiter as it takes office).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Cause {
+    Change { key: String, version: u64 },
+    Departure { process: ProcessIndex, since_ms: u64 },
+    Writes { process: ProcessIndex, departures: u64 },
+}
+
+/// The processes one cause woke, each with the change it saw and the watch that saw it.
+type Woken = Vec<(ProcessIndex, WatchEvent, Option<WatchMade>)>;
 
 /// A watch that answered with a change its caller had already read.
 #[derive(Clone, Debug)]
@@ -109,6 +159,8 @@ struct Checker {
     resigning: BTreeMap<ProcessIndex, Resigning>,
     /// Crashed processes, and when.
     crashed: HashMap<ProcessIndex, u64>,
+    /// Processes whose workload is done (their code may still run).
+    finished: std::collections::HashSet<ProcessIndex>,
     /// Each process's TTL for its current `campaign` (the workload's), and how many campaigns it has begun.
     campaign_ttl: HashMap<ProcessIndex, u64>,
     campaigns_begun: HashMap<ProcessIndex, usize>,
@@ -119,18 +171,32 @@ struct Checker {
     waits: HashMap<ProcessIndex, Wait>,
     /// Each process's watch not yet answered: its key and the version it watches from.
     watching: HashMap<ProcessIndex, (String, u64)>,
+    /// Every watch made, by its call.
+    watches: HashMap<CallId, WatchMade>,
     /// The version of each process's latest list reply, and its latest watch answered with an old change.
     listed_version: HashMap<ProcessIndex, u64>,
     stale_wake: HashMap<ProcessIndex, StaleWake>,
     /// The version at which each key last left the store.
     departed_version: HashMap<String, u64>,
-    /// Which processes a change (key, version) woke.
-    woken: HashMap<(String, u64), Vec<ProcessIndex>>,
+    /// Which processes each cause woke, and how each had watched.
+    woken: HashMap<Cause, Woken>,
+    /// The version of each change a departure made, to its process and resign's start.
+    departures: HashMap<u64, (ProcessIndex, u64)>,
+    /// The version of each change of a key outside the queue, to its writer and how many keys had left the
+    /// queue by then; and that count now.
+    outside_writes: HashMap<u64, (ProcessIndex, u64)>,
+    keys_departed: u64,
+    /// When each process last called `resign`.
+    resigned_ms: HashMap<ProcessIndex, u64>,
     due: Option<Due>,
     /// Each process's own key and its create version, when the process's
-    /// latest call was a read (a list, or a get of that key) applied while
-    /// that key was the oldest in the queue; any later call clears it.
-    seen_oldest: HashMap<ProcessIndex, (String, u64)>,
+    /// latest read (a list, or a get of that key, the call named here) was
+    /// applied while that key was the oldest in the queue; any other reply
+    /// that reaches the process after it clears it (a call made since and
+    /// not yet answered told the process nothing).
+    seen_oldest: HashMap<ProcessIndex, (String, u64, CallId)>,
+    /// The processes the plan has (a key named `prefix + name` is that process's).
+    processes: u32,
     /// Keys whose latest departure was an expiry: the create version, TTL and owner they had.
     expired: HashMap<String, (u64, Option<u64>, ProcessIndex)>,
     last_departure: Option<Departure>,
@@ -161,18 +227,25 @@ impl Checker {
             campaigning: BTreeMap::new(),
             resigning: BTreeMap::new(),
             crashed: HashMap::new(),
+            finished: std::collections::HashSet::new(),
             campaign_ttl: HashMap::new(),
             campaigns_begun: HashMap::new(),
             scripts: case.workload.scripts.clone(),
             rejoining: std::collections::HashSet::new(),
             waits: HashMap::new(),
             watching: HashMap::new(),
+            watches: HashMap::new(),
             listed_version: HashMap::new(),
             stale_wake: HashMap::new(),
             departed_version: HashMap::new(),
             woken: HashMap::new(),
+            departures: HashMap::new(),
+            outside_writes: HashMap::new(),
+            keys_departed: 0,
+            resigned_ms: HashMap::new(),
             due: None,
             seen_oldest: HashMap::new(),
+            processes: case.plan.processes,
             expired: HashMap::new(),
             last_departure: None,
             // Becoming the oldest, a waiter hears of it (half a round trip), reads the queue (one)
@@ -230,6 +303,7 @@ impl Checker {
     fn remove_key(&mut self, key: &str, version: u64, at_ms: u64) -> Option<Queued> {
         let place = self.queue.get(key).and_then(|queued| self.place_of(queued.owner));
         let queued = self.queue.remove(key)?;
+        self.keys_departed += 1;
         self.count_change(queued.owner, queued.create_version, place == Some(queued.create_version));
         self.expired.remove(key);
         self.departed_version.insert(key.to_string(), version);
@@ -283,10 +357,16 @@ impl Checker {
             return None;
         }
         let process = event.process?;
+        // A reply other than the read's own: the process has learned something since that read.
+        if let Happening::Complete { call, .. } | Happening::Lost { call } = &event.happening {
+            if self.seen_oldest.get(&process).is_some_and(|(_, _, read)| read != call) {
+                self.seen_oldest.remove(&process);
+            }
+        }
         match &event.happening {
             Happening::Invoke { call, request } => {
                 self.requests.insert(*call, request.clone());
-                return self.invoked(index, at_ms, process, request);
+                return self.invoked(index, at_ms, process, *call, request);
             }
             Happening::Complete { reply: Reply::List { version, .. }, .. } => {
                 self.listed_version.insert(process, *version);
@@ -323,26 +403,29 @@ impl Checker {
                     return None;
                 }
                 // One process woken twice by the same change is not two waiters: its calls are judged in `invoked`.
-                let woken = self.woken.entry((event.key.clone(), event.version)).or_default();
-                if woken.contains(&process) {
+                // Any key counts, in the queue or not: waiters that share one key outside it are a herd too.
+                let made = self.watches.remove(call);
+                if !self.is_queue_key(&event.key) && !event.key.starts_with(ELECTION_PREFIX) {
+                    let writer = self.outside_writes.get(&event.version).map(|&(writer, _)| writer);
+                    if let Some(wait) = self.waits.get_mut(&process) {
+                        wait.outside_wakes += 1;
+                        wait.outside_wake = Some((event.clone(), writer));
+                    }
+                }
+                let cause = match (self.departures.get(&event.version), self.outside_writes.get(&event.version)) {
+                    (Some(&(process, since_ms)), _) => Cause::Departure { process, since_ms },
+                    (None, Some(&(process, departures))) => Cause::Writes { process, departures },
+                    (None, None) => Cause::Change { key: event.key.clone(), version: event.version },
+                };
+                let woken = self.woken.entry(cause.clone()).or_default();
+                if woken.iter().any(|(woken, ..)| *woken == process) {
                     return None;
                 }
-                woken.push(process);
-                if woken.len() > 1 && event.key.starts_with(ELECTION_PREFIX) {
-                    let names: Vec<String> = woken.iter().map(|woken| process_name(*woken)).collect();
-                    return violation(
-                        "wake-one",
-                        format!(
-                            "one {} of {:?} (version {}) woke {}: each waiter should watch only the key just ahead of it in the queue (the newest key older than its own), so that a departure wakes one process, not all",
-                            event.kind,
-                            event.key,
-                            event.version,
-                            names.join(" and ")
-                        ),
-                        index,
-                        at_ms,
-                        process,
-                    );
+                woken.push((process, event.clone(), made));
+                if woken.len() > 1 {
+                    let woken = woken.clone();
+                    let message = self.herd_story(&cause, &woken);
+                    return violation("wake-one", message, index, at_ms, process);
                 }
             }
             Happening::Lost { .. } => {
@@ -354,6 +437,9 @@ impl Checker {
                 self.update_due(at_ms, index);
             }
             Happening::Note { note } => return self.note(index, at_ms, process, note),
+            Happening::Finish => {
+                self.finished.insert(process);
+            }
             _ => {}
         }
         None
@@ -369,6 +455,30 @@ impl Checker {
         revision: u64,
     ) -> Option<Violation> {
         let request = self.requests.get(&call)?.clone();
+        if let Some(found) = self.changed_by_another(index, at_ms, process, &request, result) {
+            return Some(found);
+        }
+        if let Some(found) = self.written_without_ttl(index, at_ms, process, &request, result) {
+            return Some(found);
+        }
+        // A change a leaving process makes (in resign, or after it, until its next key joins the queue) is
+        // part of its departure.
+        if matches!(result, Reply::Cas { ok: true, .. } | Reply::Delete { ok: true }) {
+            let left = self.place_of(process).is_none();
+            let since = match self.resigning.get(&process) {
+                Some(resigning) => Some(resigning.since_ms),
+                None => self.resigned_ms.get(&process).copied().filter(|_| left),
+            };
+            let key = match &request {
+                Call::Cas { key, .. } | Call::Delete { key, .. } => Some(key),
+                _ => None,
+            };
+            if let Some(since_ms) = since {
+                self.departures.insert(revision, (process, since_ms));
+            } else if key.is_some_and(|key| !self.is_queue_key(key) && !key.starts_with(ELECTION_PREFIX)) {
+                self.outside_writes.insert(revision, (process, self.keys_departed));
+            }
+        }
         match (&request, result) {
             // What a read showed this process: whether its own key was the oldest. A list shows it;
             // so does a get of that key, for a process that knows no older key can be left.
@@ -379,7 +489,7 @@ impl Checker {
                 };
                 match self.head() {
                     Some((key, queued)) if queued.owner == process && read_key.is_none_or(|read| *read == *key) => {
-                        let seen = (key.clone(), queued.create_version);
+                        let seen = (key.clone(), queued.create_version, call);
                         self.seen_oldest.insert(process, seen);
                     }
                     _ => {
@@ -408,21 +518,7 @@ impl Checker {
             }
             (Call::Delete { key, .. }, Reply::Delete { ok: true }) if key.starts_with(ELECTION_PREFIX) => {
                 let key = key.clone();
-                let removed = self.remove_key(&key, revision, at_ms);
-                if let Some(queued) = removed {
-                    if queued.owner != process {
-                        return violation(
-                            "resign-deletes",
-                            format!(
-                                "{} deleted {key:?}, which is {}'s key: resign must delete only your own key, with the version campaign() returned",
-                                process_name(process),
-                                process_name(queued.owner)
-                            ),
-                            index,
-                            at_ms,
-                            process,
-                        );
-                    }
+                if self.remove_key(&key, revision, at_ms).is_some() {
                     if let Some(resigning) = self.resigning.get_mut(&process) {
                         resigning.deleted = true;
                     }
@@ -434,12 +530,137 @@ impl Checker {
         None
     }
 
+    /// A candidate's key written with no TTL (`key-has-ttl`): if its owner
+    /// crashes, it stays in the queue for ever and holds up everyone behind
+    /// it; written after its owner's work is done, it holds up the next election.
+    fn written_without_ttl(
+        &self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        request: &Call,
+        result: &Reply,
+    ) -> Option<Violation> {
+        let (Call::Cas { key, ttl_ms: None, .. }, Reply::Cas { ok: true, .. }) = (request, result) else { return None };
+        if !key.starts_with(ELECTION_PREFIX) {
+            return None;
+        }
+        let given = match self.campaign_ttl.get(&process) {
+            Some(ttl_ms) => format!(" (campaign() was given ttlMs {ttl_ms})"),
+            None => String::new(),
+        };
+        let when = if self.finished.contains(&process) { ", after its work was done," } else { "" };
+        violation(
+            "key-has-ttl",
+            format!(
+                "{} wrote {key:?}{when} with no TTL{given}: a key that never expires stays in the queue for ever if its owner crashes, and holds up every candidate behind it. Pass {{ ttlMs }} to every compareAndSwap of a candidate's key",
+                ProcessName(process)
+            ),
+            index,
+            at_ms,
+            process,
+        )
+    }
+
+    /// Whose key `key` is: the process that created it, while it is in the
+    /// queue; otherwise the process it is named after (`prefix + name`).
+    fn owner_of(&self, key: &str) -> Option<ProcessIndex> {
+        if let Some(queued) = self.queue.get(key) {
+            return Some(queued.owner);
+        }
+        let name = key.strip_prefix(ELECTION_PREFIX)?;
+        (0..self.processes).find(|&process| ProcessName(process).to_string() == name)
+    }
+
+    /// A write or delete that landed on a key it had no business changing:
+    /// another candidate's (`no-overwrite`; inside `resign`, `resign-deletes`),
+    /// or, inside `resign`, its own key written instead of deleted.
+    fn changed_by_another(
+        &self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        request: &Call,
+        result: &Reply,
+    ) -> Option<Violation> {
+        let (key, ttl_ms, deleting) = match (request, result) {
+            (Call::Cas { key, ttl_ms, .. }, Reply::Cas { ok: true, .. }) => (key, *ttl_ms, false),
+            (Call::Delete { key, .. }, Reply::Delete { ok: true }) => (key, None, true),
+            _ => return None,
+        };
+        let name = ProcessName(process);
+        let in_resign = self.resigning.contains_key(&process);
+        let owner = self.owner_of(key);
+        if owner == Some(process) {
+            if in_resign && !deleting {
+                let ttl = match ttl_ms {
+                    Some(ttl_ms) => format!(" with ttlMs {ttl_ms}"),
+                    None => " with no TTL".to_string(),
+                };
+                return violation(
+                    "resign-deletes",
+                    format!(
+                        "resign() rewrote its key {key:?}{ttl} instead of deleting it: a rewritten key stays in the queue{}, and the next candidate waits for it; resign with delete(key, {{ version }}) and return its ok",
+                        if ttl_ms.is_some() { " until its TTL runs out" } else { " for ever" }
+                    ),
+                    index,
+                    at_ms,
+                    process,
+                );
+            }
+            return None;
+        }
+        let owner = owner?;
+        let other = ProcessName(owner);
+        if in_resign && deleting {
+            return violation(
+                "resign-deletes",
+                format!("{name} deleted {key:?}, which is {other}'s key: resign must delete only your own key, with the version campaign() returned"),
+                index,
+                at_ms,
+                process,
+            );
+        }
+        let queued = self.queue.get(key);
+        let what = match (deleting, queued) {
+            (true, _) => "deleted".to_string(),
+            (false, Some(_)) => match ttl_ms {
+                Some(ttl_ms) => format!("rewrote (with ttlMs {ttl_ms})"),
+                None => "rewrote (with no TTL)".to_string(),
+            },
+            (false, None) => "wrote".to_string(),
+        };
+        let whose = match queued {
+            Some(queued) => format!("{other}'s key in the queue (created at version {})", queued.create_version),
+            None => format!("the key of {other}, prefix + {:?}", other.to_string()),
+        };
+        let function = if self.campaigning.contains_key(&process) { " in campaign()" } else { "" };
+        violation(
+            "no-overwrite",
+            format!(
+                "{name} {what} {key:?}{function}, {whose}: a candidate changes only its own key, prefix + ctx.name; to wait for another candidate, watch its key, and let the store remove it when its TTL runs out"
+            ),
+            index,
+            at_ms,
+            process,
+        )
+    }
+
     fn note(&mut self, index: usize, at_ms: u64, process: ProcessIndex, note: &Note) -> Option<Violation> {
         let name = process_name(process);
         match note {
             Note::Calling { function } if function == "campaign" => {
                 self.campaigning.insert(process, at_ms);
-                self.waits.insert(process, Wait { started_ms: at_ms, calls: 0, changes: 0 });
+                let wait = Wait {
+                    started_ms: at_ms,
+                    calls: 0,
+                    changes: 0,
+                    own_key_watches: 0,
+                    own_key_watch: None,
+                    outside_wakes: 0,
+                    outside_wake: None,
+                };
+                self.waits.insert(process, wait);
                 let begun = self.campaigns_begun.entry(process).or_insert(0);
                 let ttl_ms = self
                     .scripts
@@ -461,6 +682,7 @@ impl Checker {
                 // Once it has decided to resign, a process no longer counts as leading.
                 self.leading.remove(&process);
                 self.resigning.insert(process, Resigning { since_ms: at_ms, deleted: false });
+                self.resigned_ms.insert(process, at_ms);
             }
             Note::Elected { key, version } => {
                 self.campaigning.remove(&process);
@@ -474,7 +696,7 @@ impl Checker {
                     // key it deleted itself, or gave a TTL of its own, or waited on after the read, one no read
                     // showed as the oldest, another's, one that never existed) is a claim.
                     let ttl_ms = self.campaign_ttl.get(&process).copied();
-                    let seen = self.seen_oldest.get(&process).is_some_and(|(seen_key, seen_version)| {
+                    let seen = self.seen_oldest.get(&process).is_some_and(|(seen_key, seen_version, _)| {
                         seen_key == key
                             && seen_version == version
                             && self.expired.get(key) == Some(&(*version, ttl_ms, process))
@@ -609,15 +831,43 @@ impl Checker {
     }
 
     /// A store call or sleep: inside `campaign`, judged by the measure of waiting with `watch`.
-    fn invoked(&mut self, index: usize, at_ms: u64, process: ProcessIndex, request: &Call) -> Option<Violation> {
+    fn invoked(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        call: CallId,
+        request: &Call,
+    ) -> Option<Violation> {
+        let place = self.place_of(process);
+        let mut own_key_watch = None;
         if let Call::Watch { key, after_version } = request {
             self.watching.insert(process, (key.clone(), *after_version));
+            let own = self
+                .queue
+                .iter()
+                .find(|(_, queued)| Some(queued.create_version) == place && queued.owner == process)
+                .map(|(own, _)| own.clone());
+            let just_ahead = place.and_then(|place| {
+                self.queue
+                    .iter()
+                    .filter(|(_, queued)| queued.create_version < place)
+                    .max_by_key(|(_, queued)| queued.create_version)
+                    .map(|(ahead, queued)| (ahead.clone(), queued.create_version))
+            });
+            if self.queue.get(key).is_some_and(|queued| queued.owner == process) {
+                own_key_watch = Some((key.clone(), *after_version));
+            }
+            let made = WatchMade {
+                key: key.clone(),
+                own,
+                just_ahead,
+                listed_version: self.listed_version.get(&process).copied(),
+            };
+            self.watches.insert(call, made);
         }
-        // Any call after a read: what the read showed is no longer all the process knew when it returns.
-        self.seen_oldest.remove(&process);
         // Only a call made while another's key is ahead (or, before joining, while others are queued)
         // is made waiting: a candidate with nobody ahead may take as many steps as it likes to lead.
-        let place = self.place_of(process);
         let waiting_its_turn = self
             .queue
             .values()
@@ -625,6 +875,10 @@ impl Checker {
         let wait = self.waits.get_mut(&process)?;
         if waiting_its_turn {
             wait.calls += 1;
+            if let Some(watched) = own_key_watch {
+                wait.own_key_watches += 1;
+                wait.own_key_watch = Some(watched);
+            }
         }
         let (calls, started_ms, changes) = (wait.calls, wait.started_ms, wait.changes);
         let name = process_name(process);
@@ -649,12 +903,28 @@ impl Checker {
             }
         }
         if polls(calls, changes) {
-            let cause = match self.stale_wake.get(&process) {
-                Some(stale) => format!(
+            let (own_key_watches, own_key_watch) = (wait.own_key_watches, wait.own_key_watch.clone());
+            let (outside_wakes, outside_wake) = (wait.outside_wakes, wait.outside_wake.clone());
+            let cause = match (self.stale_wake.get(&process), own_key_watch) {
+                (None, None) if outside_wakes > 0 => {
+                    let (event, writer) = outside_wake.unwrap_or_else(|| unreachable!("counted with it"));
+                    let by = writer.map_or(String::new(), |writer| format!(" by {}", ProcessName(writer)));
+                    format!(
+                        "it was woken {} by changes of keys outside the queue, the latest the {} of {:?}{by}: a waiter should wake only when the key just ahead of it changes; watch only that key",
+                        times(outside_wakes),
+                        event.kind,
+                        event.key
+                    )
+                }
+                (Some(stale), _) => format!(
                     "its watch({:?}, {}) answered at once with the {} at version {}, which its last list had already shown: watch from the version of your list reply, so that only a newer change wakes you",
                     stale.key, stale.after_version, stale.kind, stale.version
                 ),
-                None => "wait with watch on the key just ahead of yours instead of reading the queue again and again".to_string(),
+                (None, Some((own_key, after_version))) => format!(
+                    "{own_key_watches} of those calls {} watches of its own key, the latest watch({own_key:?}, {after_version}): your own key changes only when you leave, so each such watch is one more call and one more watch left waiting; watch only the key just ahead of yours",
+                    if own_key_watches == 1 { "was one of the" } else { "were" }
+                ),
+                _ => "wait with watch on the key just ahead of yours instead of reading the queue again and again".to_string(),
             };
             return violation(
                 "wake-one",
@@ -671,12 +941,103 @@ impl Checker {
         None
     }
 
+    /// Whether `key` is, or was, a key in the queue.
+    fn is_queue_key(&self, key: &str) -> bool {
+        self.queue.contains_key(key) || self.departed_version.contains_key(key)
+    }
+
+    /// One change, or one departure, woke several waiters: which, and what
+    /// each was watching when that was not the key just ahead of its own.
+    fn herd_story(&self, cause: &Cause, woken: &[(ProcessIndex, WatchEvent, Option<WatchMade>)]) -> String {
+        let names: Vec<String> = woken.iter().map(|(woken, ..)| process_name(*woken)).collect();
+        let first = &woken[0].1;
+        let one_change = woken.iter().all(|(_, event, _)| event.key == first.key && event.version == first.version);
+        let what = match cause {
+            Cause::Writes { process, .. } if !one_change => {
+                let changes: Vec<String> = woken
+                    .iter()
+                    .map(|(woken, event, _)| {
+                        format!(
+                            "{} by the {} of {:?} (version {})",
+                            ProcessName(*woken),
+                            event.kind,
+                            event.key,
+                            event.version
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{}'s writes of keys outside the queue, one for each waiter ({}),",
+                    ProcessName(*process),
+                    changes.join(", ")
+                )
+            }
+            Cause::Departure { process, since_ms } if !one_change => {
+                let changes: Vec<String> = woken
+                    .iter()
+                    .map(|(woken, event, _)| {
+                        format!(
+                            "{} by the {} of {:?} (version {})",
+                            ProcessName(*woken),
+                            event.kind,
+                            event.key,
+                            event.version
+                        )
+                    })
+                    .collect();
+                format!(
+                    "one departure, {}'s resign() from t={since_ms} ms, with a change for each waiter ({}),",
+                    ProcessName(*process),
+                    changes.join(", ")
+                )
+            }
+            _ => {
+                let outside = if self.is_queue_key(&first.key) { "" } else { ", which is not a key in the queue," };
+                format!("one {} of {:?} (version {}){outside}", first.kind, first.key, first.version)
+            }
+        };
+        let mut causes = Vec::new();
+        for (woken, _, made) in woken {
+            let Some(made) = made else { continue };
+            let Some(own) = &made.own else { continue };
+            let name = ProcessName(*woken);
+            let key = &made.key;
+            match &made.just_ahead {
+                _ if key == own => causes.push(format!("{name} was watching its own key {own:?}")),
+                Some((ahead, _)) if ahead == key => {}
+                Some((ahead, created)) => {
+                    let stale = match made.listed_version {
+                        Some(listed) if listed < *created => format!(
+                            " (created at version {created}, after the list {name} read at version {listed}: read the queue again after creating your key)"
+                        ),
+                        _ => String::new(),
+                    };
+                    causes.push(format!(
+                        "{name} was watching {key:?}, which was not the key just ahead of its own: {ahead:?} was{stale}"
+                    ));
+                }
+                None => causes.push(format!("{name} was watching {key:?}, though no key was ahead of its own")),
+            }
+        }
+        let causes = if causes.is_empty() { String::new() } else { format!("; {}", causes.join("; ")) };
+        format!(
+            "{what} woke {}: each waiter should watch only the key just ahead of it in the queue (the newest key older than its own), so that a departure wakes one process, not all{causes}",
+            names.join(" and ")
+        )
+    }
+
     /// What a stuck waiter is watching, when that is why it waits: " (p2 is watching its own key …)".
     fn watching_story(&self, process: ProcessIndex) -> String {
         let name = process_name(process);
         let Some((key, after_version)) = self.watching.get(&process) else { return String::new() };
         if self.queue.get(key).is_some_and(|queued| queued.owner == process) {
             return format!(" (it is watching its own key {key:?}, which changes only when {name} leaves)");
+        }
+        if !self.is_queue_key(key) {
+            let what = if key == ELECTION_PREFIX { format!("{key:?}, the prefix itself") } else { format!("{key:?}") };
+            return format!(
+                " (it is watching {what}, which is not a key in the queue: watch(key) follows that one key, not the keys under it, so no departure wakes it)"
+            );
         }
         match (self.queue.contains_key(key), self.departed_version.get(key)) {
             (false, Some(departed)) if departed <= after_version => format!(
@@ -774,6 +1135,12 @@ mod tests {
         NoTtl,
         /// Counts its own key as older than itself (`<=`), and so watches itself.
         WatchesItself,
+        /// Watches the prefix, as if that watched every key under it.
+        WatchesPrefix,
+        /// Deletes the key ahead of it instead of waiting for it.
+        DeletesAhead,
+        /// Resigns by rewriting its key with a 1 ms TTL.
+        ResignsByRewrite,
     }
 
     impl Candidate for Mistake {
@@ -799,12 +1166,21 @@ mod tests {
                 match self {
                     Mistake::Polls => ctx.sleep(20).await,
                     Mistake::WatchesFromKeyVersion => drop(ctx.watch(&ahead.key, ahead.key_version).await?),
-                    Mistake::NoTtl | Mistake::WatchesItself => drop(ctx.watch(&ahead.key, version).await?),
+                    Mistake::WatchesPrefix => drop(ctx.watch(prefix, version).await?),
+                    Mistake::DeletesAhead => drop(ctx.delete(&ahead.key, None).await?),
+                    Mistake::NoTtl | Mistake::WatchesItself | Mistake::ResignsByRewrite => {
+                        drop(ctx.watch(&ahead.key, version).await?)
+                    }
                 }
             }
         }
 
         async fn resign(self, ctx: &Ctx, leadership: &Leadership) -> Result<bool, String> {
+            if self == Mistake::ResignsByRewrite {
+                let name = ctx.name();
+                let rewritten = ctx.compare_and_swap(&leadership.key, &name, Some(&name), None, Some(1)).await?;
+                return Ok(rewritten.is_ok());
+            }
             Ok(ctx.delete(&leadership.key, Some(leadership.version)).await.unwrap_or(false))
         }
     }
@@ -839,14 +1215,38 @@ mod tests {
     }
 
     #[test]
-    fn a_crashed_candidates_key_with_no_ttl_is_the_story() {
+    fn a_key_with_no_ttl_is_the_story() {
         let (rule, message) = story(Mistake::NoTtl, "leader-crashes");
+        assert_eq!(rule, "key-has-ttl", "{message}");
+        assert!(message.contains("p1 wrote \"election/p1\" with no TTL (campaign() was given ttlMs 300)"), "{message}");
+        assert!(!message.contains("A watch only wakes you"), "{message}");
+    }
+
+    #[test]
+    fn a_waiter_watching_the_prefix_is_told_it_is_not_a_queue_key() {
+        let (rule, message) = story(Mistake::WatchesPrefix, "queue");
         assert_eq!(rule, "no-stuck-waiter", "{message}");
         assert!(
-            message.contains("\"election/p1\" is p1's key, created with no TTL, and p1 crashed at t=300 ms"),
+            message.contains("it is watching \"election/\", the prefix itself, which is not a key in the queue"),
             "{message}"
         );
-        assert!(!message.contains("A watch only wakes you"), "{message}");
+    }
+
+    #[test]
+    fn a_waiter_that_deletes_the_key_ahead_breaks_no_overwrite() {
+        let (rule, message) = story(Mistake::DeletesAhead, "queue");
+        assert_eq!(rule, "no-overwrite", "{message}");
+        assert!(message.contains("p2 deleted \"election/p1\" in campaign(), p1's key in the queue"), "{message}");
+    }
+
+    #[test]
+    fn a_resign_that_rewrites_its_key_is_told_so() {
+        let (rule, message) = story(Mistake::ResignsByRewrite, "alone");
+        assert_eq!(rule, "resign-deletes", "{message}");
+        assert!(
+            message.contains("resign() rewrote its key \"election/p1\" with ttlMs 1 instead of deleting it"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -332,7 +332,9 @@ mod tests {
 
     #[test]
     fn every_rule_the_checker_names_is_in_the_table() {
-        for rule in ["one-leader", "queue-order", "wake-one", "resign-deletes", "no-stuck-waiter", "no-errors"] {
+        for rule in
+            ["one-leader", "queue-order", "wake-one", "resign-deletes", "no-overwrite", "no-stuck-waiter", "no-errors"]
+        {
             assert!(crate::rules::find(RULES, rule).is_some(), "{rule}");
         }
     }

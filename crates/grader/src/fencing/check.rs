@@ -53,7 +53,7 @@ struct Open {
 }
 
 pub fn check(case: &Case<FencingWorkload>, execution: &Execution) -> Option<Violation> {
-    let mut checker = Checker::new(case);
+    let mut checker = Checker::new(case, &execution.trace);
     for (index, event) in execution.trace.iter().enumerate() {
         if let Some(violation) = checker.step(index, event) {
             return Some(violation);
@@ -62,7 +62,9 @@ pub fn check(case: &Case<FencingWorkload>, execution: &Execution) -> Option<Viol
     checker.at_end(execution)
 }
 
-struct Checker {
+struct Checker<'a> {
+    /// The whole run, for stories that need what happened next.
+    trace: &'a [TraceEvent],
     worker: ProcessIndex,
     /// "the worker (p3)", for messages.
     worker_named: String,
@@ -103,9 +105,10 @@ fn violation(
     Some(Violation::new(invariant, message, Some(index), at_ms, process))
 }
 
-impl Checker {
-    fn new(case: &Case<FencingWorkload>) -> Checker {
+impl<'a> Checker<'a> {
+    fn new(case: &Case<FencingWorkload>, trace: &'a [TraceEvent]) -> Checker<'a> {
         Checker {
+            trace,
             worker: case.workload.worker(),
             worker_named: format!("the worker ({})", process_name(case.workload.worker())),
             deliveries: case.workload.deliveries.iter().map(|delivery| delivery.request).collect(),
@@ -231,6 +234,36 @@ impl Checker {
         None
     }
 
+    /// When a delivery of `id` that began after the acceptance at trace
+    /// `index`, once the `open` deliveries of it still being handled then had
+    /// answered, was accepted once more.
+    fn accepted_again(&self, index: usize, id: &str, open: usize) -> Option<u64> {
+        let (mut open, mut began_after) = (open, false);
+        for event in &self.trace[index + 1..] {
+            if event.process != Some(self.worker) {
+                continue;
+            }
+            match &event.happening {
+                Happening::Complete { call, .. } => {
+                    let of_id = self
+                        .delivery_calls
+                        .get(call)
+                        .is_some_and(|&delivery| request_id(self.deliveries[delivery]) == id);
+                    began_after |= of_id && open == 0;
+                }
+                Happening::Note { note: Note::Handled { request_id, accepted, .. } } if request_id == id => {
+                    if open > 0 {
+                        open -= 1;
+                    } else if began_after && *accepted {
+                        return Some(event.at_ms);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// The lock's record, in words.
     fn lock_now(&self) -> String {
         match &self.holder {
@@ -262,6 +295,7 @@ impl Checker {
             opens.pop()
         };
         let others_open = !opens.is_empty();
+        let opens_left = opens.len();
         let call = call.unwrap_or_else(|| {
             let current = self.is_current(owner, version);
             Open { at_ms, owner: owner.into(), version, seen_current: current, stayed_current: current }
@@ -309,13 +343,24 @@ impl Checker {
                         ": at t={rejected_ms} ms, between the two, another delivery of {id} was rejected as a duplicate, and after that the worker no longer remembered {id}: a duplicate's rejection must leave the id recorded (only the delivery that recorded an id may forget it, when that delivery's own request is refused)"
                     )
                 } else if call.at_ms <= *first_ms {
-                    " (both deliveries were being handled at the same time): record the id before the first await, and reject an id that is already recorded".to_string()
+                    match self.accepted_again(index, id, opens_left) {
+                        Some(again_ms) => format!(
+                            " (both deliveries were being handled at the same time), and at t={again_ms} ms, once both had been answered, yet another delivery of {id} was accepted: the worker does not recognise {id} even once it was applied, so it does not record the id itself; record request.id (a duplicate delivery is a new object with the same id) before the first await, and reject an id that is already recorded"
+                        ),
+                        None => " (both deliveries were being handled at the same time): record the request's id, request.id, before the first await, and reject an id that is already recorded".to_string(),
+                    }
                 } else {
                     let between = self.answered - answered_then - 1;
-                    format!(
-                        ": the second delivery arrived after the first had been accepted, with {between} other {} answered in between, so the worker no longer remembered {id}: keep every accepted id (never drop, overwrite or limit them), and reject an id that is already recorded",
-                        if between == 1 { "call" } else { "calls" }
-                    )
+                    if between == 0 {
+                        format!(
+                            ": the second delivery came after the first had been accepted, with no other call in between, and the worker did not recognise {id}: record the request's id, request.id (a duplicate delivery is a new object with the same id), and reject an id that is already recorded"
+                        )
+                    } else {
+                        format!(
+                            ": the second delivery arrived after the first had been accepted, with {between} other {} answered in between, so the worker no longer remembered {id}: keep every accepted id (never drop, overwrite or limit them), and reject an id that is already recorded",
+                            if between == 1 { "call" } else { "calls" }
+                        )
+                    }
                 };
                 return violation(
                     "at-most-once",

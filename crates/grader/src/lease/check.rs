@@ -10,7 +10,9 @@
 //! - `stop-after-failed-renewal`: no work after a renewal's failed reply
 //!   arrived, until the replica acquires the lease again (a renewal sent
 //!   during an earlier tenure, failing after the replica acquired again,
-//!   says nothing about the new tenure and is ignored);
+//!   says nothing about the new tenure and is ignored); and `lead` returns
+//!   at once: after that reply it makes no store call and starts no sleep
+//!   (a sleep already under way may end; a retry of the renewal is a call);
 //! - `work-while-holder`: work only while the store shows this replica as
 //!   the holder (belief never exceeds truth);
 //! - `work-within-validity`: work only while the replica's own clock reads
@@ -19,9 +21,11 @@
 //!   acquire or renew) was sent;
 //! - `renew-on-time` (only when no pause or delayed message is planned, and
 //!   for replicas whose clock does not jump, so that timing is the replica's
-//!   own doing): no work once
-//!   `validFrom + ttlMs/2` plus a grace of `ttlMs/10` and one round trip has
-//!   passed on its clock with no renewal in flight.
+//!   own doing): once `validFrom + ttlMs/2` plus a grace of `ttlMs/10` and
+//!   one round trip has passed on its clock with no renewal in flight, no
+//!   work, and no idling in `lead`: the replica resumes from nothing but a
+//!   unit of work (a sleep, a watch or a read that ends past that point is
+//!   idling), and its lease does not expire while it is in `lead`.
 //!
 //! And elsewhere:
 //!
@@ -88,6 +92,9 @@ struct Tenure {
     sent_local_ms: u64,
     /// The local time its reply reached the replica, once it did.
     reply_local_ms: Option<u64>,
+    /// The TTL the write carried (`None`: it never expires), and when the store applied it.
+    ttl_ms: Option<u64>,
+    written_ms: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -106,6 +113,12 @@ struct Replica {
     last_tenure: Option<Tenure>,
     /// The call whose reply last resumed this replica.
     resumed_by: Option<CallId>,
+    /// The sleep of the unit of work under way (`ctx.work()` is a note, then a sleep).
+    work_sleep: Option<CallId>,
+    /// Store calls and sleeps made and not yet answered.
+    calls_in_flight: u32,
+    /// A unit of work just noted, whose sleep is the next call.
+    work_started: bool,
     /// Units of work since `lead` was last called.
     works_in_lead: u32,
     /// In `campaign`: calls made, and the key's changes when it began.
@@ -232,6 +245,23 @@ impl<'a> Checker<'a> {
                 let in_lead = self.replica(process).function.as_deref() == Some("lead");
                 let tenure = self.replica(process).acquisitions;
                 self.requests.insert(*call, Sent { request: request.clone(), local_ms, in_lead, tenure });
+                let replica = self.replica(process);
+                replica.calls_in_flight += 1;
+                if std::mem::take(&mut replica.work_started) && matches!(request, Call::Sleep { .. }) {
+                    replica.work_sleep = Some(*call);
+                } else if let (true, Some(failed_ms)) = (in_lead, replica.failed_renewal_ms) {
+                    return violation(
+                        "stop-after-failed-renewal",
+                        format!(
+                            "{}'s renewal failed at t={failed_ms} ms, but lead() then called {} instead of returning: when a renewal fails, lead() must return at once (the lease is lost; campaign() waits for the next turn)",
+                            process_name(process),
+                            request.describe()
+                        ),
+                        index,
+                        at_ms,
+                        Some(process),
+                    );
+                }
                 if let Some(found) = self.invoked(index, at_ms, process, request) {
                     return Some(found);
                 }
@@ -280,6 +310,11 @@ impl<'a> Checker<'a> {
                     });
                 let replica = self.replica(process);
                 replica.resumed_by = Some(*call);
+                replica.calls_in_flight = replica.calls_in_flight.saturating_sub(1);
+                let after_work = replica.work_sleep == Some(*call);
+                if after_work {
+                    replica.work_sleep = None;
+                }
                 if let Some((tenure, compared, sent_ms)) = renewal {
                     replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
                     // A renewal from an earlier tenure that fails once the
@@ -289,22 +324,70 @@ impl<'a> Checker<'a> {
                         replica.failed_renewal_sent = Some((compared, sent_ms));
                     }
                 }
+                // Resumed past the renewal's due time, by anything but a unit of work: it idled instead of renewing.
+                if !after_work {
+                    if let Some(valid_from_ms) = self.renewal_overdue(process, local_ms) {
+                        let waited = self
+                            .requests
+                            .get(call)
+                            .map_or_else(String::new, |sent| format!(", when {} answered", sent.request.describe()));
+                        return violation(
+                            "renew-on-time",
+                            format!(
+                                "{} was still in lead() at local time {local_ms} ms{waited}, without having renewed: its renewal was due at {} ms (validFrom {valid_from_ms} + ttlMs / 2), and it sent none by {} ms: renew every ttlMs / 2, rather than waiting",
+                                process_name(process),
+                                point_ms(valid_from_ms, self.ttl_ms, 1, 2),
+                                point_ms(valid_from_ms + self.round_trip_ms, self.ttl_ms, 6, 10)
+                            ),
+                            index,
+                            at_ms,
+                            Some(process),
+                        );
+                    }
+                }
             }
-            (Happening::Lost { call }, Some(process))
-                if self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request)) =>
-            {
+            (Happening::Lost { call }, Some(process)) => {
+                let renewal = self.requests.get(call).is_some_and(|sent| sent.in_lead && is_lease_cas(&sent.request));
                 let replica = self.replica(process);
-                replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
+                replica.calls_in_flight = replica.calls_in_flight.saturating_sub(1);
+                if renewal {
+                    replica.renewals_in_flight = replica.renewals_in_flight.saturating_sub(1);
+                }
             }
             (Happening::Expire { key, .. }, _) if key == LEASE_KEY => {
+                let overdue = self.holder.as_ref().and_then(|holder| {
+                    let replica = self.replicas.get(holder.process as usize)?;
+                    let in_lead = replica.function.as_deref() == Some("lead") && !replica.crashed;
+                    let applies = self.timely && !self.jumps.contains(&holder.process);
+                    (in_lead && applies && replica.renewals_in_flight == 0 && replica.failed_renewal_ms.is_none())
+                        .then_some(holder.sent_local_ms)
+                });
                 if let Some(ended) = self.tenure_ends(at_ms, "expired") {
+                    let name = process_name(ended.process);
+                    let written = self.written_story(&ended);
                     if self.calm {
-                        let name = process_name(ended.process);
+                        let fix = if written.is_empty() {
+                            format!(
+                                ": renew every ttlMs / 2 ({} ms) so that a healthy leader keeps its lease",
+                                self.ttl_ms / 2
+                            )
+                        } else {
+                            written
+                        };
                         return violation(
                             "no-spurious-loss",
+                            format!("{name}'s lease expired at t={at_ms} ms on a calm network where nothing had gone wrong{fix}"),
+                            index,
+                            at_ms,
+                            Some(ended.process),
+                        );
+                    }
+                    if let Some(valid_from_ms) = overdue.filter(|_| written.is_empty()) {
+                        return violation(
+                            "renew-on-time",
                             format!(
-                                "{name}'s lease expired at t={at_ms} ms on a calm network where nothing had gone wrong: renew every ttlMs / 2 ({} ms) so that a healthy leader keeps its lease",
-                                self.ttl_ms / 2
+                                "{name}'s lease expired at t={at_ms} ms while it was in lead(), and it had sent no renewal since its last successful acquire or renew (sent at local time {valid_from_ms} ms): renew every ttlMs / 2, due at {} ms",
+                                point_ms(valid_from_ms, self.ttl_ms, 1, 2)
                             ),
                             index,
                             at_ms,
@@ -334,10 +417,14 @@ impl<'a> Checker<'a> {
     fn failover_violation(&self, index: usize, at_ms: u64) -> Option<Violation> {
         let failover = self.failover.as_ref()?;
         let name = process_name(failover.crashed);
+        let cause = match self.holder.as_ref().map(|holder| self.written_story(holder)) {
+            Some(written) if !written.is_empty() => written,
+            _ => ": wait for the holder's key with watch(key, version) so that its expiry wakes you".to_string(),
+        };
         violation(
             "failover",
             format!(
-                "{name} crashed at t={} ms and no other replica held the lease by t={} ms ({} ms later: the TTL of {} ms plus 3 round trips): wait for the holder's key with watch(key, version) so that its expiry wakes you",
+                "{name} crashed at t={} ms and no other replica held the lease by t={} ms ({} ms later: the TTL of {} ms plus 3 round trips){cause}",
                 failover.crash_ms,
                 failover.deadline_ms,
                 failover.bound_ms,
@@ -347,6 +434,39 @@ impl<'a> Checker<'a> {
             at_ms,
             Some(failover.crashed),
         )
+    }
+
+    /// `validFrom`, when `process` is in `lead`, holds the lease, and its
+    /// renewal is overdue at `local_ms` (the grace of `renew-on-time`
+    /// passed, no renewal in flight) on a network where timing is its own.
+    fn renewal_overdue(&self, process: ProcessIndex, local_ms: u64) -> Option<u64> {
+        let replica = self.replicas.get(process as usize)?;
+        let holder = self.holder.as_ref().filter(|holder| holder.process == process)?;
+        let applies = self.timely
+            && !self.jumps.contains(&process)
+            && replica.function.as_deref() == Some("lead")
+            && replica.renewals_in_flight == 0
+            && replica.failed_renewal_ms.is_none();
+        let valid_from_ms = holder.sent_local_ms;
+        (applies && reached(local_ms, valid_from_ms + self.round_trip_ms, self.ttl_ms, 6, 10)).then_some(valid_from_ms)
+    }
+
+    /// What is wrong with the TTL a write carried, when something is: ": its
+    /// renewal at t=… carried ttlMs 1, …" (empty when it carried ttlMs).
+    fn written_story(&self, tenure: &Tenure) -> String {
+        let what = if self.requests.get(&tenure.call).is_some_and(|sent| sent.in_lead) { "renewal" } else { "acquire" };
+        let name = ProcessName(tenure.process);
+        match tenure.ttl_ms {
+            Some(ttl_ms) if ttl_ms == self.ttl_ms => String::new(),
+            Some(ttl_ms) => format!(
+                ": {name}'s {what} at t={} ms (version {}) was written with ttlMs {ttl_ms}, not the ttlMs of {} ms campaign() and lead() were given, so the store removed the key {ttl_ms} ms later: write the key with the ttlMs you were given",
+                tenure.written_ms, tenure.version, self.ttl_ms
+            ),
+            None => format!(
+                ": the key still holds {name}'s {what} at t={} ms (version {}), {} with no ttlMs, so it never expires: pass {{ version, ttlMs }} with every renewal, and {{ ttlMs }} when you acquire",
+                tenure.written_ms, tenure.version, if what == "renewal" { "renewed" } else { "written" }
+            ),
+        }
     }
 
     fn renewal_sent(&mut self, index: usize, at_ms: u64, local_ms: u64, process: ProcessIndex) -> Option<Violation> {
@@ -397,8 +517,19 @@ impl<'a> Checker<'a> {
             None => at_ms,
         };
         self.changes += 1;
-        self.holder =
-            Some(Tenure { process, call, version, since_ms, sent_local_ms: sent.local_ms, reply_local_ms: None });
+        self.holder = Some(Tenure {
+            process,
+            call,
+            version,
+            since_ms,
+            sent_local_ms: sent.local_ms,
+            reply_local_ms: None,
+            ttl_ms: match &sent.request {
+                Call::Cas { ttl_ms, .. } => *ttl_ms,
+                _ => None,
+            },
+            written_ms: at_ms,
+        });
         let replica = self.replica(process);
         replica.lost = None;
         if !sent.in_lead {
@@ -491,7 +622,10 @@ impl<'a> Checker<'a> {
                     );
                 }
             }
-            Note::Work { .. } => return self.work(index, at_ms, local_ms, process),
+            Note::Work { .. } => {
+                self.replica(process).work_started = true;
+                return self.work(index, at_ms, local_ms, process);
+            }
             Note::Failed { message } => {
                 self.replica(process).failed = true;
                 return violation("no-errors", message.clone(), index, at_ms, Some(process));
@@ -585,6 +719,7 @@ impl<'a> Checker<'a> {
             );
         }
         let Some(holder) = self.holder.clone().filter(|holder| holder.process == process) else {
+            let expired = lost.is_some_and(|(_, how)| how == "expired");
             let lost = match lost {
                 Some((lost_ms, how)) => format!("; {name}'s lease {how} at t={lost_ms} ms"),
                 None => String::new(),
@@ -599,6 +734,9 @@ impl<'a> Checker<'a> {
                 None => "the store showed no holder".to_string(),
             };
             let cause = match &last_tenure {
+                Some(tenure) if expired && !self.written_story(tenure).is_empty() => {
+                    self.written_story(tenure).trim_start_matches(": ").to_string()
+                }
                 Some(tenure) => self.diagnose_window(index, process, local_ms, tenure, first_in_lead, resumed_by),
                 None => {
                     format!("{name} never held the lease: call ctx.work() only in lead(), after campaign() returned")
@@ -758,6 +896,28 @@ impl<'a> Checker<'a> {
                 return self.failover_violation(index, end_ms);
             }
         }
+        // A lead() that, after its renewal failed, waits for something that never comes (nothing it
+        // started before is still under way) never returns: it does not return at once.
+        let hung = self.replicas.iter().enumerate().find(|(_, replica)| {
+            replica.function.as_deref() == Some("lead")
+                && replica.failed_renewal_ms.is_some()
+                && replica.calls_in_flight == 0
+                && !replica.crashed
+                && !replica.failed
+        });
+        if let (Some((process, replica)), Ending::Limit { limit: Limit::Time }) = (hung, &execution.ending) {
+            return violation(
+                "stop-after-failed-renewal",
+                format!(
+                    "{}'s renewal failed at t={} ms, and lead() had still not returned when the run ended at t={end_ms} ms, though it waited for no store call and no sleep: when a renewal fails, lead() must return at once",
+                    ProcessName(process as ProcessIndex),
+                    replica.failed_renewal_ms.unwrap_or_default()
+                ),
+                index,
+                end_ms,
+                Some(process as ProcessIndex),
+            );
+        }
         let why = match &execution.ending {
             Ending::Limit { limit: Limit::Time } | Ending::AllFinished | Ending::Stopped => return None,
             Ending::Limit { limit } => limit.describe(&case.limits),
@@ -770,7 +930,8 @@ impl<'a> Checker<'a> {
                         format!("{} in {}()", process_name(*process), function.unwrap_or_else(|| "campaign".into()))
                     })
                     .collect();
-                format!("every replica was waiting ({}) and nothing more could happen", names.join(", "))
+                let written = self.holder.as_ref().map(|holder| self.written_story(holder)).unwrap_or_default();
+                format!("every replica was waiting ({}) and nothing more could happen{written}", names.join(", "))
             }
         };
         violation(

@@ -8,7 +8,9 @@
 //!   lock's value;
 //! - `try-lock-once`: `tryLock` makes one attempt (one compare-and-swap of
 //!   the key) and never waits (no `sleep`, no `watch`, at most
-//!   TRY_LOCK_CALLS_MAX store calls);
+//!   TRY_LOCK_CALLS_MAX store calls); once the call has taken the lock, a
+//!   sleep or watch it starts (a keep-alive of its own, say) is waiting only
+//!   if its answer comes before `tryLock` returns;
 //! - `unlock-deletes`: `unlock` releases by deleting, never by writing the key;
 //! - `lock-has-ttl`: every lock write carries the TTL the caller passed
 //!   (between calls, the latest one), and carries the process's name;
@@ -21,7 +23,9 @@
 //!   and never leaves its own live lock behind;
 //! - `wait-by-watch`: while blocked in `lock`, store calls stay proportional
 //!   to the changes of the key (no polling, no busy loop), and it never
-//!   sleeps while the key is held (see `crate::waiting`);
+//!   sleeps while the key is held by someone else or by an earlier lock of
+//!   its own (see `crate::waiting`); once the call has taken the lock, it is
+//!   no longer blocked;
 //! - `prompt-wakeup`: on a calm network, a freed lock is taken again within a
 //!   few round trips by a waiting process;
 //! - `liveness`: nobody is left waiting when nothing more can happen;
@@ -64,6 +68,8 @@ struct InCall {
     acquired: Option<u64>,
     /// A successful delete by this process during the call.
     deleted: bool,
+    /// Sleeps and watches started after the call took the lock, and who held the key then.
+    started_after_acquiring: Vec<(CallId, Call, Option<Holding>)>,
 }
 
 /// When the key came free while processes waited, for `prompt-wakeup`.
@@ -159,7 +165,14 @@ impl Checker {
     }
 
     /// A store call or sleep, judged by what the caller was doing.
-    fn invoked(&mut self, index: usize, at_ms: u64, process: ProcessIndex, request: &Call) -> Option<Violation> {
+    fn invoked(
+        &mut self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        call: CallId,
+        request: &Call,
+    ) -> Option<Violation> {
         let name = process_name(process);
         let holder = self.holder.clone();
         let changes_now = self.changes;
@@ -181,6 +194,14 @@ impl Checker {
         in_call.calls += 1;
         let function = in_call.function.clone();
         let found = |rule: &str, message: String| violation(rule, message, index, at_ms, Some(process));
+        // Once this call has taken the lock, a sleep or a watch it starts (a keep-alive task, say) is judged
+        // by whether the call waits for its answer (see `waited_after_acquiring`), not when it is made.
+        if in_call.acquired.is_some() && matches!(request, Call::Sleep { .. } | Call::Watch { .. }) {
+            in_call.started_after_acquiring.push((call, request.clone(), holder.clone()));
+            if function != "tryLock" || in_call.calls <= TRY_LOCK_CALLS_MAX {
+                return None;
+            }
+        }
         match request {
             Call::Cas { key, next_value, ttl_ms, .. } if key == LOCK_KEY => {
                 if function == "unlock" {
@@ -271,6 +292,46 @@ impl Checker {
         None
     }
 
+    /// A sleep or watch that `process` started after its call took the lock
+    /// was answered while that call still ran: the call waited for it. For
+    /// tryLock that is waiting; for lock, a sleep made while another process
+    /// held the key is polling for it, as any other sleep would be.
+    fn waited_after_acquiring(
+        &self,
+        index: usize,
+        at_ms: u64,
+        process: ProcessIndex,
+        call: CallId,
+    ) -> Option<Violation> {
+        let in_call = self.in_call.get(&process)?;
+        let (_, request, holder) = in_call.started_after_acquiring.iter().find(|(started, ..)| *started == call)?;
+        let name = process_name(process);
+        match (in_call.function.as_str(), request, holder) {
+            ("tryLock", _, _) => violation(
+                "try-lock-once",
+                format!(
+                    "{name}'s tryLock() took the lock, then waited for {} before returning: tryLock returns as soon as its one attempt is answered",
+                    request.describe()
+                ),
+                index,
+                at_ms,
+                Some(process),
+            ),
+            ("lock", Call::Sleep { ms }, Some(holding)) if holding.process != process => violation(
+                "wait-by-watch",
+                format!(
+                    "{name} slept {ms} ms in lock() while the key was held by {} (version {}): sleeping is polling; wait with watch(key, version), which wakes you when that lock changes",
+                    process_name(holding.process),
+                    holding.version
+                ),
+                index,
+                at_ms,
+                Some(process),
+            ),
+            _ => None,
+        }
+    }
+
     fn key_freed(&mut self, at_ms: u64, index: usize) {
         self.changes += 1;
         self.holder = None;
@@ -304,7 +365,7 @@ impl Checker {
         match (&event.happening, process) {
             (Happening::Invoke { call, request }, Some(process)) => {
                 self.requests.insert(*call, request.clone());
-                return self.invoked(index, at_ms, process, request);
+                return self.invoked(index, at_ms, process, *call, request);
             }
             (Happening::Apply { call, result, .. }, Some(process)) => {
                 let request = self.requests.get(call).cloned();
@@ -393,6 +454,9 @@ impl Checker {
                 }
                 self.key_freed(at_ms, index);
             }
+            (Happening::Complete { call, .. }, Some(process)) => {
+                return self.waited_after_acquiring(index, at_ms, process, *call);
+            }
             (Happening::Crash, Some(process)) => {
                 self.crashed_at.insert(process, at_ms);
             }
@@ -436,6 +500,7 @@ impl Checker {
                     attempts: 0,
                     acquired: None,
                     deleted: false,
+                    started_after_acquiring: Vec::new(),
                 };
                 self.in_call.insert(process, in_call);
             }
