@@ -15,7 +15,7 @@
 use kv::{CasOutcome, Expect, LeaseChoice, Store};
 use sim::{Call, Record, Reply};
 
-use super::workload::{CasOp, CasWorkload};
+use super::workload::{CasOp, CasWorkload, VersionFrom};
 
 /// The version an answer carries, for a later operation's `version_of`:
 /// a read record's, a successful write's, or a failed write's `current`.
@@ -28,6 +28,17 @@ pub fn version_in(answer: &Reply) -> Option<u64> {
     }
 }
 
+/// A version no answer so far carries: 0, unless one carries 0; then one
+/// more than the largest (the harness computes the same, `neverHandedOut`).
+pub fn never_handed_out(answers: &[Reply]) -> u64 {
+    let versions: Vec<u64> = answers.iter().filter_map(version_in).collect();
+    if versions.contains(&0) {
+        versions.iter().max().map_or(0, |largest| largest + 1)
+    } else {
+        0
+    }
+}
+
 /// The call a store receives for `ops[index]`, with `version_of` resolved
 /// against that store's own earlier `answers`. `None` for an advance, and
 /// `Err` when the referenced answer carries no version.
@@ -35,7 +46,8 @@ pub fn concrete_call(ops: &[CasOp], index: usize, answers: &[Reply]) -> Result<O
     let op = &ops[index];
     let version = match op.version_of() {
         None => None,
-        Some(target) => match answers.get(target).and_then(version_in) {
+        Some(VersionFrom::Never) => Some(never_handed_out(&answers[..index.min(answers.len())])),
+        Some(VersionFrom::Answer(target)) => match answers.get(target).and_then(version_in) {
             Some(version) => Some(version),
             None => {
                 return Err(format!(

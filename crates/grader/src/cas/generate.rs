@@ -25,7 +25,7 @@ use sim::rng::Rng;
 use sim::Reply;
 
 use super::answers::{version_in, Oracle};
-use super::workload::{CasOp, CasWorkload, TTL_MS_MAX};
+use super::workload::{CasOp, CasWorkload, VersionFrom, TTL_MS_MAX};
 
 const KEYS: [&str; 3] = ["a", "b", "c"];
 const VALUES: [&str; 5] = ["x", "y", "z", "p1", "p2"];
@@ -217,12 +217,18 @@ impl Generator {
         (!stale.is_empty()).then(|| self.rng.pick(&stale).0)
     }
 
-    fn version_of(&mut self, key: &str, percent_current: u64, percent_stale: u64) -> Option<usize> {
+    fn version_of(&mut self, key: &str, percent_current: u64, percent_stale: u64) -> Option<VersionFrom> {
+        // Now and then a version the store never handed out (0, for a store
+        // that numbers from 1): a store that tests the option for truth
+        // rather than presence takes it for no version at all.
+        if self.edge_rng.chance(1, 25) {
+            return Some(VersionFrom::Never);
+        }
         let roll = self.rng.range(0, 99);
         if roll < percent_current {
-            self.current_source(key)
+            self.current_source(key).map(VersionFrom::Answer)
         } else if roll < percent_current + percent_stale {
-            self.stale_source(key)
+            self.stale_source(key).map(VersionFrom::Answer)
         } else {
             None
         }
@@ -270,7 +276,7 @@ impl Generator {
         let next_value = self.value();
         let ttl_ms = self.rng.chance(1, 2).then(|| self.ttl_ms());
         // A version on a create never holds; it is there to catch stores that ignore it.
-        let version_of = if self.rng.chance(1, 12) { self.stale_source(&key) } else { None };
+        let version_of = if self.rng.chance(1, 12) { self.stale_source(&key).map(VersionFrom::Answer) } else { None };
         CasOp::Cas { key, next_value, current_value: None, version_of, ttl_ms }
     }
 
@@ -357,6 +363,16 @@ mod tests {
         assert!(
             ops.iter().any(|op| matches!(op, CasOp::Delete { version_of: None, .. })),
             "no delete without a version"
+        );
+        let never = Some(VersionFrom::Never);
+        assert!(
+            ops.iter()
+                .any(|op| matches!(op, CasOp::Cas { current_value: Some(_), version_of, .. } if *version_of == never)),
+            "no compare with a version the store never handed out"
+        );
+        assert!(
+            ops.iter().any(|op| matches!(op, CasOp::Delete { version_of, .. } if *version_of == never)),
+            "no delete with a version the store never handed out"
         );
     }
 }

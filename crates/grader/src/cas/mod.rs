@@ -102,11 +102,16 @@ const SCENARIOS: [(&str, &str, &str); 9] = [
         "a rewrite without ttlMs clears the TTL",
         "ca=x/~+1000,t600,ca=y/x,t600,ga,t100000,ga,ca=z/y+300,t300,ga",
     ),
-    ("versioned-cas", "compareAndSwap with a version", "ca=x/~,ga,ca=y/x@1,ca=z/y@1,ga,ca=z/y@2,cb=w/~@4,gb,ga"),
+    // `@!`: a version the store never handed out (0, for a store that numbers from 1).
+    (
+        "versioned-cas",
+        "compareAndSwap with a version",
+        "ca=x/~,ga,ca=y/x@1,ca=z/y@1,ga,ca=z/y@2,cb=w/~@4,gb,ga,ca=q/z@!,ga",
+    ),
     (
         "versioned-delete",
         "versioned delete removes only that version",
-        "ca=x/~,ca=y/x,da@0,ga,da@1,ga,da,cb=x/~+500,t500,db",
+        "ca=x/~,ca=y/x,da@0,da@!,ga,da@1,ga,da,cb=x/~+500,t500,db",
     ),
     (
         "failed-cas-changes-nothing",

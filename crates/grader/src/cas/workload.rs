@@ -5,9 +5,10 @@
 //! Versions are never written into a workload as numbers: a correct store
 //! may number its versions however it likes (from 1, from 100, in steps of
 //! 7), so an operation that passes a version names *where to take it from*:
-//! `version_of: Some(n)` means "the version in the answer to operation `n`",
-//! read from the answers of the very store under test. See
-//! [`super::answers::version_in`].
+//! `version_of: Some(VersionFrom::Answer(n))` means "the version in the
+//! answer to operation `n`", read from the answers of the very store under
+//! test (see [`super::answers::version_in`]); `VersionFrom::Never`, "a
+//! version this store never handed out" (0, unless it handed out 0).
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,45 @@ pub const VALUE_BYTES_MAX: usize = 4_096;
 pub const TTL_MS_MAX: u64 = 86_400_000;
 pub const ADVANCE_MS_MAX: u64 = 86_400_000;
 
+/// Where an operation takes the version it passes from. Serialized for the
+/// harness as the answer's index, or `"never"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionFrom {
+    /// The version in the answer to this earlier operation.
+    Answer(usize),
+    /// A version the store never handed out: 0 if it never handed out 0,
+    /// else one more than the largest it did. A store that tests the option
+    /// for truth rather than presence takes 0 for no version at all.
+    Never,
+}
+
+impl Serialize for VersionFrom {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            VersionFrom::Answer(index) => serializer.serialize_u64(*index as u64),
+            VersionFrom::Never => serializer.serialize_str("never"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for VersionFrom {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Shape {
+            Index(usize),
+            Word(String),
+        }
+        match Shape::deserialize(deserializer)? {
+            Shape::Index(index) => Ok(VersionFrom::Answer(index)),
+            Shape::Word(word) if word == "never" => Ok(VersionFrom::Never),
+            Shape::Word(word) => {
+                Err(serde::de::Error::custom(format!("versionOf {word:?}: an answer's index or \"never\"")))
+            }
+        }
+    }
+}
+
 /// One step of a cas test. Serialized for the JavaScript runner as
 /// `{ "op": "get" | "cas" | "delete" | "advance", ... }` with camelCase fields.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,13 +77,13 @@ pub enum CasOp {
         next_value: String,
         /// `None`: expect the key to be absent (`currentValue === null`).
         current_value: Option<String>,
-        /// Pass `version`: the one found in the answer to this earlier operation.
-        version_of: Option<usize>,
+        /// Pass `version`, taken from where this says.
+        version_of: Option<VersionFrom>,
         ttl_ms: Option<u64>,
     },
     /// `store.delete(key, { version })`.
     #[serde(rename_all = "camelCase")]
-    Delete { key: String, version_of: Option<usize> },
+    Delete { key: String, version_of: Option<VersionFrom> },
     /// The clock moves `ms` forward; the store is not called.
     Advance { ms: u64 },
 }
@@ -57,14 +97,14 @@ impl CasOp {
         }
     }
 
-    pub fn version_of(&self) -> Option<usize> {
+    pub fn version_of(&self) -> Option<VersionFrom> {
         match self {
             CasOp::Cas { version_of, .. } | CasOp::Delete { version_of, .. } => *version_of,
             CasOp::Get { .. } | CasOp::Advance { .. } => None,
         }
     }
 
-    fn version_of_mut(&mut self) -> Option<&mut Option<usize>> {
+    fn version_of_mut(&mut self) -> Option<&mut Option<VersionFrom>> {
         match self {
             CasOp::Cas { version_of, .. } | CasOp::Delete { version_of, .. } => Some(version_of),
             CasOp::Get { .. } | CasOp::Advance { .. } => None,
@@ -138,7 +178,7 @@ impl CasWorkload {
                     return Err(format!("operation {index}: key {key:?} must be 1 to {KEY_BYTES_MAX} bytes of UTF-8"));
                 }
             }
-            if let Some(target) = op.version_of() {
+            if let Some(VersionFrom::Answer(target)) = op.version_of() {
                 if target >= index {
                     return Err(format!(
                         "operation {index} takes its version from operation {target}, which does not come before it"
@@ -184,8 +224,8 @@ impl CasWorkload {
             let mut op = op.clone();
             if let Some(version_of) = op.version_of_mut() {
                 *version_of = match *version_of {
-                    Some(target) if target >= end => Some(target - removed),
-                    Some(target) if target >= start => None,
+                    Some(VersionFrom::Answer(target)) if target >= end => Some(VersionFrom::Answer(target - removed)),
+                    Some(VersionFrom::Answer(target)) if target >= start => None,
                     other => other,
                 };
             }
@@ -271,7 +311,8 @@ impl CasWorkload {
 impl WorkloadText for CasWorkload {
     /// Operations split by `,`: `ga` get a; `ca=x/~+1000` compareAndSwap("a",
     /// "x", null, { ttlMs: 1000 }); `ca=y/x@3` compareAndSwap("a", "y", "x",
-    /// { version: <the version in answer 3> }); `da`, `da@3` delete; `t500`
+    /// { version: <the version in answer 3> }); `@!` a version the store never
+    /// handed out; `da`, `da@3`, `da@!` delete; `t500`
     /// the clock moves 500 ms. `~` is null; an empty value is written as
     /// nothing. Keys and values are [`escape`]d: a byte other than a letter,
     /// a digit, `_` or `-` is `%XX` (`__proto__`, `%C3%A9` for `é`).
@@ -285,15 +326,15 @@ impl WorkloadText for CasWorkload {
                     escape(next_value),
                     current_value.as_deref().map_or("~".into(), escape)
                 );
-                if let Some(target) = version_of {
-                    text.push_str(&format!("@{target}"));
+                if let Some(source) = version_of {
+                    text.push_str(&version_text(*source));
                 }
                 if let Some(ttl_ms) = ttl_ms {
                     text.push_str(&format!("+{ttl_ms}"));
                 }
                 text
             }
-            CasOp::Delete { key, version_of: Some(target) } => format!("d{}@{target}", escape(key)),
+            CasOp::Delete { key, version_of: Some(source) } => format!("d{}{}", escape(key), version_text(*source)),
             CasOp::Delete { key, version_of: None } => format!("d{}", escape(key)),
             CasOp::Advance { ms } => format!("t{ms}"),
         };
@@ -311,9 +352,21 @@ impl WorkloadText for CasWorkload {
     }
 }
 
+/// `@3` (answer 3's version) or `@!` (one the store never handed out).
+fn version_text(source: VersionFrom) -> String {
+    match source {
+        VersionFrom::Answer(target) => format!("@{target}"),
+        VersionFrom::Never => "@!".to_string(),
+    }
+}
+
 fn decode_op(word: &str) -> Result<CasOp, String> {
     let bad = || format!("`{word}` is not a cas operation");
     let number = |text: &str| text.parse::<u64>().map_err(|_| bad());
+    let source = |text: &str| match text {
+        "!" => Ok(VersionFrom::Never),
+        index => number(index).map(|index| VersionFrom::Answer(index as usize)),
+    };
     let text = |escaped: &str| {
         unescape(escaped).ok_or_else(|| {
             format!(
@@ -338,7 +391,7 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
         'd' => {
             let (key, rest) = take_until(body, &['@']);
             let version_of = match rest.strip_prefix('@') {
-                Some(target) => Some(number(target)? as usize),
+                Some(target) => Some(source(target)?),
                 None if rest.is_empty() => None,
                 None => return Err(bad()),
             };
@@ -354,7 +407,7 @@ fn decode_op(word: &str) -> Result<CasOp, String> {
             let mut version_of = None;
             if let Some(after) = rest.strip_prefix('@') {
                 let (target, after) = take_until(after, &['+']);
-                version_of = Some(number(&target)? as usize);
+                version_of = Some(source(&target)?);
                 rest = after;
             }
             let ttl_ms = match rest.strip_prefix('+') {
@@ -374,7 +427,7 @@ mod tests {
 
     #[test]
     fn text_round_trip() {
-        let text = "ca=x/~+1000,ga,t999,ca=y/x@1,cb=/~,cb=z/,da@3,db,t1";
+        let text = "ca=x/~+1000,ga,t999,ca=y/x@1,cb=/~,cb=z/,da@3,db,t1,cb=w/z@!,db@!";
         let workload = CasWorkload::decode(text).unwrap();
         assert_eq!(workload.encode(), text);
         assert_eq!(
@@ -383,7 +436,7 @@ mod tests {
                 key: "a".into(),
                 next_value: "y".into(),
                 current_value: Some("x".into()),
-                version_of: Some(1),
+                version_of: Some(VersionFrom::Answer(1)),
                 ttl_ms: None
             }
         );
@@ -431,12 +484,12 @@ mod tests {
                 key: key.clone(),
                 next_value: "v".into(),
                 current_value: Some(text.to_string()),
-                version_of: Some(2 * index),
+                version_of: Some(VersionFrom::Answer(2 * index)),
                 ttl_ms: Some(5),
             });
         }
         ops.push(CasOp::Get { key: "__proto__".into() });
-        ops.push(CasOp::Delete { key: "\u{1f511}".into(), version_of: Some(11) });
+        ops.push(CasOp::Delete { key: "\u{1f511}".into(), version_of: Some(VersionFrom::Answer(11)) });
         let workload = CasWorkload { ops };
         let encoded = workload.encode();
         assert!(encoded.bytes().all(|byte| byte.is_ascii_graphic() && byte != b':'), "{encoded}");
