@@ -9,9 +9,12 @@
 // never fires. So each program is run deeper and deeper until the host
 // itself gives up (a RangeError out of the module), and the measure just
 // before that is what the budget must stay below.
+import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 
 const pkg = process.argv[2];
@@ -125,11 +128,29 @@ self.onmessage = async (event) => { await ready; self.postMessage(probe(glue, ev
   return { run, close: async () => (await browser.close(), server.close()) };
 }
 
+/**
+ * Node's main thread, a fresh process for each run: a run whose host stack
+ * ran out leaves the module mid-call (its stack pointer down), so it is
+ * never used again.
+ */
 async function inNode() {
-  const glue = await import(join(pkg, "leaselab.js"));
-  glue.initSync({ module: readFileSync(join(pkg, "leaselab_bg.wasm")) });
-  const probe = new Function("glue", "source", `${PROBE}; return probe(glue, source);`);
-  return { run: async (source) => probe(glue, source), close: async () => {} };
+  const script = `import { readFileSync } from "node:fs";
+import * as glue from ${JSON.stringify(pathToFileURL(join(pkg, "leaselab.js")).href)};
+${PROBE}
+glue.initSync({ module: readFileSync(${JSON.stringify(join(pkg, "leaselab_bg.wasm"))}) });
+process.stdout.write(JSON.stringify(probe(glue, readFileSync(0, "utf8"))));`;
+  const scratch = mkdtempSync(join(tmpdir(), "leaselab-stack-budget-"));
+  const file = join(scratch, "probe.mjs");
+  writeFileSync(file, script);
+  const run = async (source) => {
+    const child = spawnSync(process.execPath, [file], { input: source, encoding: "utf8", maxBuffer: 1 << 20 });
+    try {
+      return JSON.parse(child.stdout);
+    } catch {
+      return { outcome: `the probe process failed: ${child.stderr.slice(0, 200)}`, measured: 0 };
+    }
+  };
+  return { run, close: async () => rmSync(scratch, { recursive: true, force: true }) };
 }
 
 const HOSTS = {

@@ -34,6 +34,8 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
   const timers = new Set();
   const finished = new Set();
   let stoppedBecause = null;
+  /** A trap in the engine (its module is then left mid-call): rethrown at the end, so the host replaces it. */
+  let trapped = null;
   let settle;
   const done = new Promise((resolve) => {
     settle = resolve;
@@ -90,7 +92,7 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
             if (stoppedBecause) return;
             const replyJson = JSON.stringify(reply);
             if (event.call.op !== "sleep") log(who, `gets ${engines.leaselab.describeReply(replyJson)}`);
-            handle(run.deliver(event.id, event.process, now(), replyJson));
+            inEngine(() => handle(run.deliver(event.id, event.process, now(), replyJson)));
           },
           (error) => stop(error.message),
         );
@@ -107,17 +109,29 @@ export async function runLab(engines, { exercise, source, endpoint, onLog, fetch
     }
   };
 
+  /** Runs `step` in the engine; what it throws ends the lab, and a trap is kept to be rethrown. */
+  const inEngine = (step) => {
+    try {
+      step();
+    } catch (error) {
+      if (error instanceof WebAssembly.RuntimeError) trapped ??= error;
+      stop(error.message);
+    }
+  };
+
   const limit = setTimeout(() => stop(`the lab's ${lab.durationMs / 1000} s are up`), lab.durationMs);
   try {
-    run = new engines.leaselab.LabRun(exercise, source, spec.file, now());
-    handle(run.firstEvents());
-    return await done;
-  } catch (error) {
-    stop(error.message);
-    return { stoppedBecause };
+    inEngine(() => {
+      run = new engines.leaselab.LabRun(exercise, source, spec.file, now());
+      handle(run.firstEvents());
+    });
+    const result = await done;
+    if (trapped) throw trapped;
+    return result;
   } finally {
     clearTimeout(limit);
-    // The lab may end with calls still under way: their replies find it stopped.
-    run?.free();
+    // The lab may end with calls still under way: their replies find it stopped. After a trap, the
+    // module is left mid-call and is never used again, this handle included.
+    if (!trapped) run?.free();
   }
 }

@@ -137,8 +137,9 @@ export async function gradeInThread(jobs, options = {}) {
 
 /**
  * A lane: jobs graded one after another in one thread, as the CLI grades a
- * class, except that a thread that hung or died is replaced by a fresh one
- * for the next job (so one hang fails only its own file).
+ * class, except that a thread that hung, died or crashed is replaced by a
+ * fresh one for the next job (so one failure costs only its own file), as
+ * the CLI replaces a thread whose grading did not end normally.
  */
 export class GradingLane {
   constructor(options = {}) {
@@ -148,7 +149,12 @@ export class GradingLane {
 
   async grade(job) {
     if (this.thread === null || !this.thread.alive) this.thread = new GradingThread(this.options);
-    return this.thread.grade(job);
+    const outcome = await this.thread.grade(job);
+    if (outcome.kind === "crash") {
+      await this.thread.close();
+      this.thread = null;
+    }
+    return outcome;
   }
 
   close() {

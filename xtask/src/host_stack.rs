@@ -18,11 +18,20 @@
 //! each parameter and local (16 for a vector), plus a fixed part for the
 //! frame's header and the values a call spills.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use walrus::ir::{BinaryOp, Br, Instr, InstrLocId, InstrSeq, InstrSeqId, InstrSeqType, Value, VisitorMut};
 use walrus::{FunctionId, GlobalId, LocalFunction, Module, ValType};
+
+/// How far below the shadow stack's start a run may go before the module
+/// traps: the engine's stack budget (`engine::limits::STACK_BYTES`, 384 KiB)
+/// plus 64 KiB for the frames above QuickJS's own (the host's call into the
+/// engine, the grader's loop). QuickJS's check fires first on every path
+/// that has one; this catches a path that has none (`FLOOR_BYTES` is held to
+/// the budget by a test in crates/engine). Every host reaches it at the
+/// same depth, below any host's native stack (BENCHMARKS.md, "The stack budget").
+pub const FLOOR_BYTES: u32 = 448 * 1024;
 
 /// The fixed part of every frame: return address, frame pointer, the
 /// instance, spilled operands around calls.
@@ -51,16 +60,22 @@ pub fn instrument(input: &Path, output: &Path, probe: Option<&str>) -> Result<In
         ),
         None => None,
     };
+    let guard = match probe {
+        Some(probe) => Guard::Probe(probe),
+        None => Guard::Floor(initial_value(&module, stack_pointer)?.checked_sub(FLOOR_BYTES).ok_or_else(|| {
+            format!(
+                "{}: the shadow stack is smaller than the {FLOOR_BYTES} bytes the stack floor needs",
+                input.display()
+            )
+        })?),
+    };
     let mut count = 0;
     let mut weight_max = 0;
+    let recursive = recursive_functions(&module);
     let ids: Vec<FunctionId> = module.funcs.iter_local().map(|(id, _)| id).collect();
     for id in ids {
         let function = module.funcs.get(id);
-        if !is_c_function(function.name.as_deref()) || Some(id) == probe {
-            continue;
-        }
-        let walrus::FunctionKind::Local(local) = &function.kind else { continue };
-        if is_leaf(local) {
+        if !is_c_function(function.name.as_deref()) || Some(id) == probe || !recursive.contains(&id) {
             continue;
         }
         let walrus::FunctionKind::Local(local) = &module.funcs.get(id).kind else { continue };
@@ -72,13 +87,32 @@ pub fn instrument(input: &Path, output: &Path, probe: Option<&str>) -> Result<In
             more => InstrSeqType::MultiValue(module.types.add(&[], more)),
         };
         let walrus::FunctionKind::Local(local) = &mut module.funcs.get_mut(id).kind else { continue };
-        if wrap_body(local, body_type, stack_pointer, weight, probe)? {
+        if wrap_body(local, body_type, stack_pointer, weight, guard)? {
             count += 1;
             weight_max = weight_max.max(weight);
         }
     }
     module.emit_wasm_file(output).map_err(|error| format!("cannot write {}: {error}", output.display()))?;
     Ok(Instrumented { functions: count, weight_max })
+}
+
+/// What each weighed function does right after it lowers the stack pointer.
+#[derive(Clone, Copy)]
+enum Guard {
+    /// Traps below this address: a deterministic end on every host, where
+    /// a host's own stack would run out at a depth of its own.
+    Floor(u32),
+    /// Calls this function with the stack pointer (a probe build, which
+    /// measures how deep hosts go: it has no floor).
+    Probe(FunctionId),
+}
+
+/// A global's initial value: the shadow stack's start, for `__stack_pointer`.
+fn initial_value(module: &Module, global: GlobalId) -> Result<u32, String> {
+    match &module.globals.get(global).kind {
+        walrus::GlobalKind::Local(walrus::ConstExpr::Value(Value::I32(value))) => Ok(*value as u32),
+        _ => Err("__stack_pointer has no constant initial value".to_string()),
+    }
 }
 
 fn stack_pointer(module: &Module) -> Result<GlobalId, String> {
@@ -123,7 +157,7 @@ fn wrap_body(
     ty: InstrSeqType,
     stack_pointer: GlobalId,
     weight: u32,
-    probe: Option<FunctionId>,
+    guard: Guard,
 ) -> Result<bool, String> {
     let entry = function.entry_block();
     if has_tail_call(function) {
@@ -158,9 +192,26 @@ fn wrap_body(
         ]
     };
     let mut wrapped: Vec<Instr> = adjust(BinaryOp::I32Sub).into();
-    if let Some(probe) = probe {
-        wrapped.push(Instr::GlobalGet(walrus::ir::GlobalGet { global: stack_pointer }));
-        wrapped.push(Instr::Call(walrus::ir::Call { func: probe }));
+    match guard {
+        Guard::Probe(probe) => {
+            wrapped.push(Instr::GlobalGet(walrus::ir::GlobalGet { global: stack_pointer }));
+            wrapped.push(Instr::Call(walrus::ir::Call { func: probe }));
+        }
+        Guard::Floor(floor) => {
+            // block $above; sp >= floor; br_if $above; unreachable; end
+            let above = function.builder_mut().dangling_instr_seq(InstrSeqType::Simple(None)).id();
+            function.block_mut(above).instrs = [
+                Instr::GlobalGet(walrus::ir::GlobalGet { global: stack_pointer }),
+                Instr::Const(walrus::ir::Const { value: Value::I32(floor as i32) }),
+                Instr::Binop(walrus::ir::Binop { op: BinaryOp::I32GeU }),
+                Instr::BrIf(walrus::ir::BrIf { block: above }),
+                Instr::Unreachable(walrus::ir::Unreachable {}),
+            ]
+            .into_iter()
+            .map(|instr| (instr, InstrLocId::default()))
+            .collect();
+            wrapped.push(Instr::Block(walrus::ir::Block { seq: above }));
+        }
     }
     wrapped.push(Instr::Block(walrus::ir::Block { seq: inner }));
     wrapped.extend(adjust(BinaryOp::I32Add));
@@ -191,10 +242,112 @@ fn has_tail_call(function: &LocalFunction) -> bool {
     })
 }
 
-/// A function that calls nothing cannot be part of a recursion: its frame
-/// is the last on the stack and is gone when it returns. The budget's
-/// margin covers one such frame, so it is not weighed (most calls are to
-/// small leaves, which would pay for the bookkeeping most).
-fn is_leaf(function: &LocalFunction) -> bool {
-    !has_instr(function, |instr| matches!(instr, Instr::Call(_) | Instr::CallIndirect(_) | Instr::CallRef(_)))
+/// The functions that can be part of a recursion: those on a cycle of the
+/// call graph, where a call through the table may reach any function of
+/// its type in the table. Only their frames can pile up without bound; any
+/// other function appears at most once between two of theirs (at the
+/// stack's top or bottom), which the budget's margin covers, so it is not
+/// weighed (most calls go to small helpers, which would pay the most).
+fn recursive_functions(module: &Module) -> HashSet<FunctionId> {
+    let mut in_table: HashMap<walrus::TypeId, Vec<FunctionId>> = HashMap::new();
+    for element in module.elements.iter() {
+        let ids: Vec<FunctionId> = match &element.items {
+            walrus::ElementItems::Functions(ids) => ids.clone(),
+            walrus::ElementItems::Expressions(_, items) => items
+                .iter()
+                .filter_map(|item| match item {
+                    walrus::ConstExpr::RefFunc(id) => Some(*id),
+                    _ => None,
+                })
+                .collect(),
+        };
+        for id in ids {
+            in_table.entry(module.funcs.get(id).ty()).or_default().push(id);
+        }
+    }
+    let callees: HashMap<FunctionId, Vec<FunctionId>> = module
+        .funcs
+        .iter_local()
+        .map(|(id, function)| {
+            struct Calls<'a> {
+                in_table: &'a HashMap<walrus::TypeId, Vec<FunctionId>>,
+                found: Vec<FunctionId>,
+            }
+            impl<'instr> walrus::ir::Visitor<'instr> for Calls<'_> {
+                fn visit_instr(&mut self, instr: &'instr Instr, _: &'instr InstrLocId) {
+                    match instr {
+                        Instr::Call(call) => self.found.push(call.func),
+                        Instr::CallIndirect(call) => {
+                            self.found.extend(self.in_table.get(&call.ty).into_iter().flatten().copied());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let mut calls = Calls { in_table: &in_table, found: Vec::new() };
+            walrus::ir::dfs_in_order(&mut calls, function, function.entry_block());
+            (id, calls.found)
+        })
+        .collect();
+    strongly_connected(&callees)
+}
+
+/// The nodes on a cycle of `edges`: in a strongly connected component of
+/// more than one node, or calling themselves (Tarjan's algorithm, without
+/// recursion: the graph has thousands of nodes).
+fn strongly_connected(edges: &HashMap<FunctionId, Vec<FunctionId>>) -> HashSet<FunctionId> {
+    let mut index_of: HashMap<FunctionId, usize> = HashMap::new();
+    let mut low: HashMap<FunctionId, usize> = HashMap::new();
+    let mut on_stack: HashSet<FunctionId> = HashSet::new();
+    let mut stack: Vec<FunctionId> = Vec::new();
+    let mut cyclic = HashSet::new();
+    let none = Vec::new();
+    let mut roots: Vec<FunctionId> = edges.keys().copied().collect();
+    roots.sort_by_key(|id| id.index());
+    for root in roots {
+        if index_of.contains_key(&root) {
+            continue;
+        }
+        // Each frame: the node and how many of its edges were followed.
+        let mut work: Vec<(FunctionId, usize)> = vec![(root, 0)];
+        while let Some(&mut (node, ref mut next)) = work.last_mut() {
+            if *next == 0 && !index_of.contains_key(&node) {
+                let index = index_of.len();
+                index_of.insert(node, index);
+                low.insert(node, index);
+                stack.push(node);
+                on_stack.insert(node);
+            }
+            let out = edges.get(&node).unwrap_or(&none);
+            if let Some(&target) = out.get(*next) {
+                *next += 1;
+                if !index_of.contains_key(&target) {
+                    work.push((target, 0));
+                } else if on_stack.contains(&target) {
+                    let lowest = low[&node].min(index_of[&target]);
+                    low.insert(node, lowest);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                let lowest = low[&parent].min(low[&node]);
+                low.insert(parent, lowest);
+            }
+            if low[&node] == index_of[&node] {
+                let mut component = Vec::new();
+                while let Some(member) = stack.pop() {
+                    on_stack.remove(&member);
+                    component.push(member);
+                    if member == node {
+                        break;
+                    }
+                }
+                if component.len() > 1 || out.contains(&node) {
+                    cyclic.extend(component);
+                }
+            }
+        }
+    }
+    cyclic
 }

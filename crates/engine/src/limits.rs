@@ -17,6 +17,10 @@ pub struct Limits {
     pub step_budget: u32,
     /// Interrupt-handler calls in one whole run.
     pub run_budget: u32,
+    /// Bytes the code may ask of the allocator in one run, however many it
+    /// gives back: the work built-ins do (`repeat`, `join`, …) is counted
+    /// here, since they run few operations.
+    pub run_allocation_bytes: u64,
     /// Stack, in bytes: QuickJS's own frames on wasm's shadow stack plus
     /// each C function's native frame on the host, as the build estimates
     /// it (xtask's `host_stack`).
@@ -35,6 +39,7 @@ impl Default for Limits {
         Limits {
             step_budget: 300,
             run_budget: 10_000,
+            run_allocation_bytes: 512 << 20,
             stack_bytes: STACK_BYTES,
             wall_ms: 5_000,
             job_budget: 10_000,
@@ -79,6 +84,13 @@ pub mod reasons {
         format!(
             "ran more than {} operations in one test run: does it do far more work than the test needs, or loop while it waits?",
             operations(limits.run_budget)
+        )
+    }
+
+    pub fn allocation(limits: &Limits) -> String {
+        format!(
+            "allocated more than {} MiB of memory in one test run, however much of it was given back: does it build something big again and again?",
+            limits.run_allocation_bytes / (1024 * 1024)
         )
     }
 
@@ -130,6 +142,16 @@ mod tests {
             reasons::memory(),
             "used more than 32 MiB of memory: does something keep growing (an array, a string, a Map)?"
         );
+    }
+
+    /// The build traps a run that goes this far below the shadow stack's
+    /// start (xtask's host_stack, FLOOR_BYTES): the budget, and 64 KiB for
+    /// the host's and the grader's frames above QuickJS's own.
+    #[test]
+    fn the_stack_floor_lies_just_below_the_budget() {
+        let host_stack = include_str!("../../../xtask/src/host_stack.rs");
+        let line = format!("pub const FLOOR_BYTES: u32 = {} * 1024;", STACK_BYTES / 1024 + 64);
+        assert!(host_stack.contains(&line), "xtask/src/host_stack.rs must say `{line}`");
     }
 
     #[test]

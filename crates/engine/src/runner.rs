@@ -249,7 +249,7 @@ fn run_once(ready: &mut Ready, mut run: SimRun, workload: &str, source: &str, fi
             None => match load_module(sandbox, source, file) {
                 Ok(namespace) => namespace.leak(),
                 Err(ModuleError(message)) => {
-                    run.fail(process, message);
+                    run.fail(process, shared_heap_told(message, process, run.processes()));
                     return run.execution();
                 }
             },
@@ -297,6 +297,19 @@ fn run_once(ready: &mut Ready, mut run: SimRun, workload: &str, source: &str, fi
         run.fail(current, format!("{file} {reason}"));
     }
     run.execution()
+}
+
+/// A module that ran out of memory while a later process's instance was
+/// made: the instances share the sandbox's one heap, which the sentence
+/// alone would not say.
+fn shared_heap_told(message: String, process: u32, processes: u32) -> String {
+    if process == 0 || !message.contains(&crate::limits::reasons::memory()) {
+        return message;
+    }
+    format!(
+        "{message} Each of the test's {processes} processes runs the module's top-level code, and all of them share one heap of {} MiB: keep big tables out of the top level, or make them smaller",
+        crate::limits::MEMORY_BYTES / (1024 * 1024)
+    )
 }
 
 /// A cas run's answer when the code could not run: no answers, the failure.

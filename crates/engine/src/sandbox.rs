@@ -42,6 +42,8 @@ struct Host {
     deadline: f64,
     /// Allocations the arena had refused when the run began.
     refused_before: u64,
+    /// Bytes asked of the allocator in this run, however many were given back.
+    run_allocated: u64,
 }
 
 impl Host {
@@ -50,9 +52,21 @@ impl Host {
     }
 
     /// Fresh budgets and deadline, and no stop: a run (or a spare's new use) starts.
+    /// Counts `bytes` against the run's allocation budget: work inside a
+    /// built-in (`repeat`, `concat`, `join`, …) runs few of QuickJS's
+    /// operations, but each byte it makes is counted here, the same on
+    /// every host. The code stops at its next operation.
+    fn allocating(&mut self, bytes: usize) {
+        self.run_allocated = self.run_allocated.saturating_add(bytes as u64);
+        if self.run_allocated > self.limits.run_allocation_bytes && self.stopped.is_none() {
+            self.stopped = Some(reasons::allocation(&self.limits));
+        }
+    }
+
     fn start(&mut self) {
         self.step_interrupts = 0;
         self.run_interrupts = 0;
+        self.run_allocated = 0;
         self.drains = 0;
         self.stopped = None;
         self.refused_before = self.arena.refused();
@@ -149,7 +163,9 @@ unsafe fn host_of_context(ctx: *mut q::JSContext) -> &'static mut Host {
 
 unsafe extern "C" fn arena_calloc(opaque: *mut c_void, count: q::size_t, size: q::size_t) -> *mut c_void {
     let Some(total) = (count as usize).checked_mul(size as usize) else { return std::ptr::null_mut() };
-    let block = host_of(opaque).arena.malloc(total);
+    let host = host_of(opaque);
+    host.allocating(total);
+    let block = host.arena.malloc(total);
     if !block.is_null() {
         std::ptr::write_bytes(block, 0, total);
     }
@@ -157,7 +173,9 @@ unsafe extern "C" fn arena_calloc(opaque: *mut c_void, count: q::size_t, size: q
 }
 
 unsafe extern "C" fn arena_malloc(opaque: *mut c_void, size: q::size_t) -> *mut c_void {
-    host_of(opaque).arena.malloc(size as usize).cast()
+    let host = host_of(opaque);
+    host.allocating(size as usize);
+    host.arena.malloc(size as usize).cast()
 }
 
 unsafe extern "C" fn arena_free(opaque: *mut c_void, pointer: *mut c_void) {
@@ -165,7 +183,9 @@ unsafe extern "C" fn arena_free(opaque: *mut c_void, pointer: *mut c_void) {
 }
 
 unsafe extern "C" fn arena_realloc(opaque: *mut c_void, pointer: *mut c_void, size: q::size_t) -> *mut c_void {
-    host_of(opaque).arena.realloc(pointer.cast(), size as usize).cast()
+    let host = host_of(opaque);
+    host.allocating((size as usize).saturating_sub(arena::usable_size(pointer.cast())));
+    host.arena.realloc(pointer.cast(), size as usize).cast()
 }
 
 unsafe extern "C" fn arena_usable_size(pointer: *const c_void) -> q::size_t {
@@ -251,6 +271,13 @@ unsafe extern "C" fn is_stopped(ctx: *mut q::JSContext, _: q::JSValue, _: c_int,
     }
 }
 
+/// A harness that drives the learner's code itself, call after call (the
+/// cas harness: a store never waits), starts each call as a step of its own.
+unsafe extern "C" fn begin_step(ctx: *mut q::JSContext, _: q::JSValue, _: c_int, _: *mut q::JSValue) -> q::JSValue {
+    host_of_context(ctx).step_interrupts = 0;
+    q::JS_UNDEFINED
+}
+
 /// Out of memory, QuickJS may throw null or a value of its own: the harness
 /// asks this before calling a thrown value that is not an Error a mistake.
 unsafe extern "C" fn memory_full(ctx: *mut q::JSContext, _: q::JSValue, _: c_int, _: *mut q::JSValue) -> q::JSValue {
@@ -319,6 +346,7 @@ impl Sandbox {
             clock,
             step_interrupts: 0,
             run_interrupts: 0,
+            run_allocated: 0,
             drains: 0,
             stopped: None,
             deadline: clock() + f64::from(limits.wall_ms),
@@ -362,6 +390,7 @@ impl Sandbox {
                 function(Some(halt), c"halt", 1),
                 function(Some(is_stopped), c"isStopped", 0),
                 function(Some(memory_full), c"memoryFull", 0),
+                function(Some(begin_step), c"beginStep", 0),
                 Value::own(ctx, js::int(limits.console_lines_max as i32)),
                 Value::own(ctx, js::int(limits.console_line_chars_max as i32)),
                 js::string(ctx, &reasons::memory()).ok().expect("a short string fits"),

@@ -7,7 +7,7 @@
   "use strict";
   const { stringify, parse } = JSON;
   const isSafeInteger = Number.isSafeInteger;
-  const { describe, describeThrown, read, safeText, isWellFormed, halt, consoleLinesMax } = tools;
+  const { describe, describeThrown, read, safeText, isWellFormed, halt, beginStep, consoleLinesMax } = tools;
   const ops = parse(opsJson);
   /** The store's own limit on values: a longer one cannot be an answer the test expects. */
   const VALUE_CHARS_MAX = 4096;
@@ -101,6 +101,8 @@
   for (let index = 0; index < ops.length && failure === null; index += 1) {
     const op = ops[index];
     current = index;
+    // Each call of the store is a step of its own, under a fresh step budget, as each reply is elsewhere.
+    beginStep();
     if (op.op === "advance") {
       nowMs += op.ms;
       answers.push({ reply: "slept" });

@@ -17,7 +17,7 @@
 // assigned to, so that `this.name = "LockError"` in an Error subclass and
 // `object.toString = …` still work once the prototypes are frozen (the
 // "override mistake" of frozen intrinsics).
-(function prelude(halt, isStopped, memoryFull, consoleLinesMax, consoleLineCharsMax, memoryReason, stackReason) {
+(function prelude(halt, isStopped, memoryFull, beginStep, consoleLinesMax, consoleLineCharsMax, memoryReason, stackReason) {
   "use strict";
   const { freeze, getPrototypeOf, getOwnPropertyDescriptor, defineProperty } = Object;
   const { ownKeys, apply } = Reflect;
@@ -140,7 +140,7 @@
       const nameText = safeText(typeof name === "string" ? name : "Error", 100);
       const messageText = safeText(typeof message === "string" ? message : describeQuoted(message, 200), 500);
       if (nameText === "InternalError" && messageText === "out of memory") return what + " " + memoryReason;
-      // QuickJS says "InternalError: stack overflow"; QuickJS-ng (the engine) "RangeError: Maximum call stack size exceeded".
+      // QuickJS-ng's stack check throws "RangeError: Maximum call stack size exceeded" (older QuickJS, "InternalError: stack overflow").
       if ((nameText === "InternalError" && /stack overflow/.test(messageText)) || (nameText === "RangeError" && messageText === "Maximum call stack size exceeded")) return what + " " + stackReason;
       const where = typeof fileName === "string" && typeof stack === "string" ? locationIn(safeText(stack, 2000), fileName) : "";
       return what + " threw " + nameText + ": " + messageText + where;
@@ -217,6 +217,31 @@
   drop(iteratorPrototype, ["chunks", "windows", "includes", "join", Symbol.dispose]);
   drop(asyncIteratorPrototype, [Symbol.asyncDispose]);
 
+  // ---- iterator helpers: chains of bounded depth ------------------------
+  // A helper's next() calls the next() of the iterator it wraps natively,
+  // on a fast path with no stack check, so a chain thousands of helpers
+  // deep would run past the engine's stack budget where nothing can stop it
+  // with a verdict. A helper is therefore made at most HELPER_CHAIN_MAX
+  // helpers above a plain iterator; one more is refused as a recursion too
+  // deep, the verdict a chain that deep would earn.
+  const HELPER_CHAIN_MAX = 400;
+  const helperDepth = new WeakMap();
+  for (const name of ["map", "filter", "take", "drop", "flatMap"]) {
+    const original = iteratorPrototype[name];
+    if (typeof original !== "function") continue;
+    const helper = {
+      [name](...args) {
+        const depth = (helperDepth.get(this) ?? 0) + 1;
+        if (depth > HELPER_CHAIN_MAX) throw new RangeError("Maximum call stack size exceeded");
+        const made = apply(original, this, args);
+        helperDepth.set(made, depth);
+        return made;
+      },
+    }[name];
+    defineProperty(helper, "length", { value: original.length });
+    defineProperty(iteratorPrototype, name, { value: helper, writable: true, configurable: true, enumerable: false });
+  }
+
   // ---- the override mistake ---------------------------------------------
   const tame = (proto, keys) => {
     for (const key of keys) {
@@ -288,6 +313,7 @@
     isWellFormed,
     halt,
     isStopped,
+    beginStep,
     consoleLinesMax,
   });
 })

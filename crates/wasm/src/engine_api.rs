@@ -17,13 +17,13 @@ fn limits_of(limits: JsValue) -> Result<engine::Limits, JsError> {
     }
     serde_wasm_bindgen::from_value(limits).map_err(|error| {
         JsError::new(&format!(
-            "the engine's limits: {error}; pass any of {{ stepBudget, runBudget, stackBytes, wallMs, jobBudget, consoleLinesMax, consoleLineCharsMax }}"
+            "the engine's limits: {error}; pass any of {{ stepBudget, runBudget, runAllocationBytes, stackBytes, wallMs, jobBudget, consoleLinesMax, consoleLineCharsMax }}"
         ))
     })
 }
 
 /// The engine's default limits and the words of each stop, as JSON
-/// (`{ defaults, memoryBytes, reasons: { steps, run, jobs, wall, memory, stack } }`),
+/// (`{ defaults, memoryBytes, reasons: { steps, run, allocation, jobs, wall, memory, stack } }`),
 /// for hosts that state them (the CLI's help, tests of the docs).
 #[wasm_bindgen(js_name = engineLimits)]
 pub fn engine_limits() -> String {
@@ -35,6 +35,7 @@ pub fn engine_limits() -> String {
         "reasons": {
             "steps": reasons::steps(&defaults),
             "run": reasons::run(&defaults),
+            "allocation": reasons::allocation(&defaults),
             "jobs": reasons::jobs(&defaults),
             "wall": reasons::wall(&defaults),
             "memory": reasons::memory(),
